@@ -1,0 +1,37 @@
+// Element data types shared by tensor types, NDArrays and tensor-level scalars.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+/// The element type of a tensor or a tensor-IR scalar.
+enum class DType : uint8_t {
+  kFloat32,
+  kFloat16,
+  kBFloat16,
+  kFloat64,
+  kInt8,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kBool,
+};
+
+/// Canonical name ("float32", "int64", "bool", ...).
+const char* DTypeName(DType dtype);
+/// Parses a canonical name; nullopt when unknown.
+std::optional<DType> ParseDType(std::string_view name);
+/// Parses a canonical name or throws a value error naming `what` and the valid names.
+DType ParseDTypeOrThrow(std::string_view name, std::string_view what);
+/// Size of one element in bytes.
+int DTypeBytes(DType dtype);
+/// True for float16/bfloat16/float32/float64.
+bool IsFloat(DType dtype);
+/// True for the signed and unsigned integer types (not bool).
+bool IsInteger(DType dtype);
+
+}  // namespace tessera

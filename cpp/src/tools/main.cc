@@ -1,0 +1,4 @@
+// The `tessera` command-line tool.
+#include <cstdio>
+
+int main(int argc, char** argv) { return 0; }
