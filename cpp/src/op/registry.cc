@@ -80,6 +80,8 @@ static const char* AttrTypeName(AttrType type) {
     case AttrType::kNestedIntArray: return "an array of integer arrays";
     case AttrType::kOptionalInt: return "an integer or None";
     case AttrType::kOptionalIntArray: return "an array of integers or None";
+    case AttrType::kIntOrIntArray: return "an integer or an array of integers";
+    case AttrType::kOptionalFloat: return "a number or None";
   }
   return "?";
 }
@@ -124,6 +126,13 @@ static std::optional<AttrValue> CoerceAttr(const AttrValue& value, AttrType type
     case AttrType::kOptionalInt:
       if (value.is_none() || value.is_int()) return value;
       return std::nullopt;
+    case AttrType::kIntOrIntArray:
+      if (value.is_int() || IsIntArray(value)) return value;
+      return std::nullopt;
+    case AttrType::kOptionalFloat:
+      if (value.is_none() || value.is_float()) return value;
+      if (value.is_int()) return AttrValue(static_cast<double>(value.AsInt()));
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -142,7 +151,9 @@ Attrs NormalizeOpAttrs(const OpDef& def, const Attrs& given) {
   for (const auto& field : def.attrs) {
     const AttrValue* value = given.Find(field.name);
     if (!value) {
-      bool optional = field.type == AttrType::kOptionalInt || field.type == AttrType::kOptionalIntArray;
+      bool optional = field.type == AttrType::kOptionalInt ||
+                      field.type == AttrType::kOptionalIntArray ||
+                      field.type == AttrType::kOptionalFloat;
       if (field.default_value.is_none() && !optional)
         TS_THROW(kValue) << "op '" << def.name << "': attribute '" << field.name << "' is required";
       out.Set(field.name, field.default_value);

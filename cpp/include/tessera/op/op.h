@@ -35,7 +35,9 @@ enum class AttrType {
   kIntArray,        ///< [1, 2]
   kNestedIntArray,  ///< [[0, 0], [1, 1]]
   kOptionalInt,     ///< int or None
-  kOptionalIntArray,///< int array or None
+  kOptionalIntArray,  ///< int array or None
+  kIntOrIntArray,     ///< an int or an int array, kept as given (split's indices_or_sections)
+  kOptionalFloat,     ///< number or None
 };
 
 /// One attribute of an op: name, accepted kind, default (None means "required" for
