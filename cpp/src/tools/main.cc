@@ -1,4 +1,47 @@
-// The `tessera` command-line tool.
+// The `tessera` command-line tool: dispatches to subcommands, reports errors on stderr.
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
 
-int main(int argc, char** argv) { return 0; }
+#include "cli.h"
+#include "tessera/support/error.h"
+#include "tessera/support/logging.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: tessera <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  opt FILE    type-check a module and print it (text or JSON)\n"
+    "  run FILE    evaluate @main on .npy inputs with the reference interpreter\n"
+    "\n"
+    "FILE is text IR or JSON IR; '-' reads standard input.\n"
+    "Run 'tessera <command> --help' for a command's options.\n"
+    "Set TESSERA_LOG_LEVEL=debug|info|warn for logging.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tessera::InitLoggingFromEnv();
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "opt") return tessera::cli::RunOpt(args);
+    if (command == "run") return tessera::cli::RunRun(args);
+    std::fprintf(stderr, "tessera: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera %s: %s: %s\n", command.c_str(), tessera::ErrorKindName(e.kind()),
+                 e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera %s: internal error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The main job: set up, make the MNIST CNN of the Collage design doc (weights from a fixed
+# seed), and run it with the tessera CLI, printing the output and the time taken.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+scripts/setup.sh "$BUILD_DIR" >/dev/null
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+/usr/bin/python3 examples/mnist/make_mnist.py "$WORK"
+echo "== model ($WORK/mnist.txt, weights as parameters):"
+head -n 20 "$WORK/mnist.txt"
+echo "== running with the reference interpreter"
+args=()
+for f in "$WORK"/inputs/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
+start=$(date +%s.%N)
+"$BUILD_DIR/tessera" run "$WORK/mnist.txt" "${args[@]}" --output "$WORK/out.npy"
+end=$(date +%s.%N)
+/usr/bin/python3 examples/mnist/make_mnist.py "$WORK" --check "$WORK/out.npy"
+printf 'run time: %.3f s\n' "$(echo "$end - $start" | bc 2>/dev/null || /usr/bin/python3 -c "print($end-$start)")"
