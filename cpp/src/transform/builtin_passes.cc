@@ -1,0 +1,20 @@
+// The table of built-in passes: one entry per pass; adding a pass adds one entry here.
+#include "builtin_passes.h"
+
+namespace tessera {
+
+std::vector<PassRegistration> BuiltinPassRegistrations() {
+  std::vector<PassRegistration> passes;
+  passes.push_back({"InferType", "infer and check the types of every function", {},
+                    [](const Attrs&) { return InferTypePass(); }});
+  passes.push_back({"PrintIR", "print the module to stderr", {
+                        {"header", AttrValue::Kind::kString, AttrValue(""), "header line text"},
+                        {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false),
+                         "print constants' data"}},
+                    [](const Attrs& o) {
+                      return PrintIR(o.GetString("header"), o.GetBool("show_meta_data"));
+                    }});
+  return passes;
+}
+
+}  // namespace tessera

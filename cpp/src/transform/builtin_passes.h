@@ -1,0 +1,13 @@
+// Private: the registrations of the built-in passes, gathered in one table.
+#pragma once
+
+#include <vector>
+
+#include "tessera/transform/pass_registry.h"
+
+namespace tessera {
+
+/// Every built-in pass, in no particular order (the registry sorts by name).
+std::vector<PassRegistration> BuiltinPassRegistrations();
+
+}  // namespace tessera

@@ -1,0 +1,223 @@
+// PassContext: validated config, the thread-local context stack, and the instrument
+// protocol with TVM's exception semantics.
+#include "tessera/transform/pass_context.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "tessera/support/error.h"
+#include "tessera/transform/pass.h"
+#include "tessera/transform/pass_instrument.h"
+
+namespace tessera {
+
+namespace {
+
+struct ConfigRegistry {
+  std::mutex mutex;
+  std::map<std::string, ConfigOption> options;  // ordered: ListConfigs is sorted
+};
+
+ConfigRegistry& Configs() {
+  static ConfigRegistry* registry = [] {
+    auto* r = new ConfigRegistry();
+    auto add = [&](const char* key, AttrValue::Kind kind, AttrValue def, const char* desc) {
+      r->options[key] = ConfigOption{key, kind, std::move(def), desc};
+    };
+    // Built-in keys, registered here (not by static constructors) so the list is complete
+    // as soon as anyone asks.
+    add("collage.enable", AttrValue::Kind::kBool, false,
+        "partition the model across backends by measured latency (Collage)");
+    add("testing.immutable_module", AttrValue::Kind::kBool, false,
+        "fail a pass that changes its input module in place (structural hash check)");
+    return r;
+  }();
+  return *registry;
+}
+
+struct ContextStack {
+  std::vector<PassContext> stack;
+  PassContext default_context = PassContext::Create();
+};
+
+ContextStack& ThreadStack() {
+  thread_local ContextStack stack;
+  return stack;
+}
+
+}  // namespace
+
+const char* AttrKindName(AttrValue::Kind kind) {
+  switch (kind) {
+    case AttrValue::Kind::kNone: return "None";
+    case AttrValue::Kind::kBool: return "bool";
+    case AttrValue::Kind::kInt: return "int";
+    case AttrValue::Kind::kFloat: return "float";
+    case AttrValue::Kind::kString: return "string";
+    case AttrValue::Kind::kArray: return "array";
+  }
+  return "?";
+}
+
+void RegisterConfigOption(const std::string& key, AttrValue::Kind kind, AttrValue default_value,
+                          const std::string& description) {
+  ConfigRegistry& reg = Configs();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto it = reg.options.find(key);
+  if (it != reg.options.end()) {
+    TS_ICHECK(it->second.kind == kind && it->second.default_value == default_value)
+        << "config option '" << key << "' registered twice with different definitions";
+    return;
+  }
+  reg.options[key] = ConfigOption{key, kind, std::move(default_value), description};
+}
+
+std::vector<ConfigOption> ListConfigs() {
+  ConfigRegistry& reg = Configs();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  std::vector<ConfigOption> out;
+  for (const auto& [key, option] : reg.options) out.push_back(option);
+  return out;
+}
+
+/// The registered option for `key`; throws listing the valid keys.
+static ConfigOption FindConfig(const std::string& key) {
+  for (const ConfigOption& option : ListConfigs())
+    if (option.key == key) return option;
+  std::string valid;
+  for (const ConfigOption& option : ListConfigs()) valid += (valid.empty() ? "" : ", ") + option.key;
+  TS_THROW(kNotFound) << "invalid config option '" << key << "' (valid keys: " << valid << ")";
+}
+
+PassContext PassContext::Create(int opt_level, std::vector<std::string> required_pass,
+                                std::vector<std::string> disabled_pass, const Attrs& config,
+                                std::vector<std::shared_ptr<PassInstrument>> instruments) {
+  auto node = MakeNode<PassContextNode>();
+  node->opt_level = opt_level;
+  node->required_pass = std::move(required_pass);
+  node->disabled_pass = std::move(disabled_pass);
+  for (const auto& [key, value] : config.items()) {
+    ConfigOption option = FindConfig(key);
+    AttrValue v = value;
+    if (option.kind == AttrValue::Kind::kFloat && v.is_int()) v = AttrValue(v.AsFloat());
+    if (v.kind() != option.kind)
+      TS_THROW(kType) << "config option '" << key << "' expects a " << AttrKindName(option.kind)
+                      << " value, got " << AttrKindName(v.kind()) << " " << v.ToString();
+    node->config.Set(key, v);
+  }
+  for (const auto& inst : instruments)
+    if (!inst) TS_THROW(kValue) << "null pass instrument";
+  node->instruments = std::move(instruments);
+  return PassContext(std::move(node));
+}
+
+PassContext PassContext::Current() {
+  ContextStack& s = ThreadStack();
+  return s.stack.empty() ? s.default_context : s.stack.back();
+}
+
+AttrValue PassContext::GetConfig(const std::string& key) const {
+  if (const AttrValue* v = node_->config.Find(key)) return *v;
+  return FindConfig(key).default_value;
+}
+
+bool PassContext::PassEnabled(const PassInfo& info) const {
+  auto contains = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  if (contains(node_->disabled_pass, info.name)) return false;
+  if (contains(node_->required_pass, info.name)) return true;
+  return node_->opt_level >= info.opt_level;
+}
+
+/// Calls enter hooks in order; on failure, exits the entered ones in reverse, clears the
+/// list and rethrows.
+static void EnterInstruments(PassContextNode* node) {
+  size_t entered = 0;
+  try {
+    for (; entered < node->instruments.size(); ++entered) node->instruments[entered]->EnterPassContext();
+  } catch (...) {
+    for (size_t i = entered; i-- > 0;) {
+      try {
+        node->instruments[i]->ExitPassContext();
+      } catch (...) {
+        // The enter failure is the error to report; a failing cleanup must not hide it.
+      }
+    }
+    node->instruments.clear();
+    throw;
+  }
+}
+
+/// Calls exit hooks in order; on failure the rest are skipped, the list cleared, rethrow.
+static void ExitInstruments(PassContextNode* node) {
+  try {
+    for (const auto& inst : node->instruments) inst->ExitPassContext();
+  } catch (...) {
+    node->instruments.clear();
+    throw;
+  }
+}
+
+void PassContext::OverrideInstruments(std::vector<std::shared_ptr<PassInstrument>> instruments) const {
+  ExitInstruments(node_.get());
+  node_->instruments = std::move(instruments);
+  EnterInstruments(node_.get());
+}
+
+void PassContext::EnterWithScope() const {
+  EnterInstruments(node_.get());
+  ThreadStack().stack.push_back(*this);
+}
+
+void PassContext::ExitWithScope() const {
+  ContextStack& s = ThreadStack();
+  if (s.stack.empty() || !s.stack.back().same_as(*this))
+    TS_THROW(kValue) << "exiting a pass context that is not the innermost one";
+  s.stack.pop_back();
+  ExitInstruments(node_.get());
+}
+
+PassContext::Scope::Scope(PassContext ctx) : ctx_(std::move(ctx)) { ctx_.EnterWithScope(); }
+
+PassContext::Scope::~Scope() noexcept(false) {
+  // Do not throw from exit hooks while another exception is unwinding the stack.
+  if (std::uncaught_exceptions() > 0) {
+    try {
+      ctx_.ExitWithScope();
+    } catch (...) {
+    }
+    return;
+  }
+  ctx_.ExitWithScope();
+}
+
+bool PassContext::InstrumentShouldRun(const IRModule& mod, const PassInfo& info) const {
+  if (std::find(node_->required_pass.begin(), node_->required_pass.end(), info.name) !=
+      node_->required_pass.end())
+    return true;
+  bool run = true;
+  for (const auto& inst : node_->instruments) run &= inst->ShouldRun(mod, info);
+  return run;
+}
+
+void PassContext::InstrumentBeforePass(const IRModule& mod, const PassInfo& info) const {
+  for (const auto& inst : node_->instruments) inst->RunBeforePass(mod, info);
+}
+
+void PassContext::InstrumentAfterPass(const IRModule& mod, const PassInfo& info) const {
+  for (const auto& inst : node_->instruments) inst->RunAfterPass(mod, info);
+}
+
+void PassContext::InstrumentAfterPassFailed(const IRModule& mod, const PassInfo& info) const {
+  for (const auto& inst : node_->instruments) {
+    try {
+      inst->RunAfterPassFailed(mod, info);
+    } catch (...) {
+      // The pass's own error is the one to report.
+    }
+  }
+}
+
+}  // namespace tessera
