@@ -1,0 +1,128 @@
+/* Tessera's flat C API: opaque handles, status codes, a thread-local last error. */
+#ifndef TESSERA_C_API_H_
+#define TESSERA_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TS_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define TS_CAPI_EXPORT
+#endif
+
+/** Result of every fallible call. TS_OK is 0; on failure TsGetLastError() explains. */
+typedef enum TsStatus {
+  TS_OK = 0,
+  TS_ERROR_PARSE = 1,        /**< malformed text, JSON or pipeline */
+  TS_ERROR_TYPE = 2,         /**< type or shape mismatch */
+  TS_ERROR_VALUE = 3,        /**< bad value: attribute, option, config, argument */
+  TS_ERROR_NOT_FOUND = 4,    /**< unknown op, pass, config key, function, input */
+  TS_ERROR_UNSUPPORTED = 5,  /**< valid input this build cannot handle */
+  TS_ERROR_IO = 6,           /**< file system failure */
+  TS_ERROR_INTERNAL = 7,     /**< a Tessera bug */
+  TS_ERROR_INVALID_ARGUMENT = 8 /**< null handle or pointer where one is required */
+} TsStatus;
+
+/** The message of the last failed call on this thread ("" if none). Valid until the next
+ *  failing call on this thread. */
+TS_CAPI_EXPORT const char* TsGetLastError(void);
+/** A short name for a status ("parse error", ...). */
+TS_CAPI_EXPORT const char* TsStatusName(TsStatus status);
+
+/* Opaque handles: a distinct struct type each, so handles cannot be mixed up. */
+typedef struct TsModule_* TsModule;           /**< an IRModule */
+typedef struct TsPass_* TsPass;               /**< a pass or pipeline */
+typedef struct TsPassContext_* TsPassContext; /**< a pass context */
+typedef struct TsTensor_* TsTensor;           /**< an n-dimensional array */
+
+/** Receives text produced by the library (not NUL-terminated; `data` valid during the call). */
+typedef void (*TsStringCallback)(const char* data, size_t length, void* user_data);
+
+/* ---- Modules ------------------------------------------------------------------------ */
+
+/** Parses text IR (`length` bytes; pass (size_t)-1 for a NUL-terminated string). */
+TS_CAPI_EXPORT TsStatus TsModuleParse(const char* text, size_t length, TsModule* out);
+/** Parses JSON IR. */
+TS_CAPI_EXPORT TsStatus TsModuleFromJSON(const char* json, size_t length, TsModule* out);
+/** Prints the module as text IR through `callback`. */
+TS_CAPI_EXPORT TsStatus TsModulePrint(TsModule module, TsStringCallback callback, void* user_data);
+/** Writes the module as JSON through `callback`. */
+TS_CAPI_EXPORT TsStatus TsModuleToJSON(TsModule module, TsStringCallback callback, void* user_data);
+/** Infers types; `*out` is a new module. */
+TS_CAPI_EXPORT TsStatus TsModuleInferTypes(TsModule module, TsModule* out);
+/** 1 when structurally equal, 0 when not (and on error, with the error set). */
+TS_CAPI_EXPORT int TsModuleStructuralEqual(TsModule a, TsModule b);
+/** Releases a module (NULL is ignored). */
+TS_CAPI_EXPORT void TsModuleDestroy(TsModule module);
+
+/* ---- Pass contexts, passes and pipelines ---------------------------------------------- */
+
+/** Creates a pass context. `required`/`disabled` are arrays of NUL-terminated pass names
+ *  (may be NULL when the count is 0). `config_json` is a JSON object of config keys to
+ *  values, e.g. {"collage.enable": true}, or NULL. Unknown keys and wrong value types
+ *  fail with the valid keys / expected type in the message. */
+TS_CAPI_EXPORT TsStatus TsPassContextCreate(int opt_level, const char* const* required,
+                                            size_t num_required, const char* const* disabled,
+                                            size_t num_disabled, const char* config_json,
+                                            TsPassContext* out);
+/** Releases a pass context (NULL is ignored). */
+TS_CAPI_EXPORT void TsPassContextDestroy(TsPassContext context);
+/** JSON object {key: {"type": ..., "default": ..., "description": ...}} of every config key. */
+TS_CAPI_EXPORT TsStatus TsListConfigs(TsStringCallback callback, void* user_data);
+/** JSON array of registered passes [{"name", "description", "options": [...]}]. */
+TS_CAPI_EXPORT TsStatus TsListPasses(TsStringCallback callback, void* user_data);
+/** Parses a textual pipeline ("InferType,FoldConstant"). */
+TS_CAPI_EXPORT TsStatus TsPipelineParse(const char* text, TsPass* out);
+/** Prints a pass back in pipeline syntax. */
+TS_CAPI_EXPORT TsStatus TsPassPrint(TsPass pass, TsStringCallback callback, void* user_data);
+/** Runs a pass on a module under `context` (NULL = the thread's current context). */
+TS_CAPI_EXPORT TsStatus TsPassRun(TsPass pass, TsModule module, TsPassContext context,
+                                  TsModule* out);
+/** Releases a pass (NULL is ignored). */
+TS_CAPI_EXPORT void TsPassDestroy(TsPass pass);
+
+/* ---- Tensors ------------------------------------------------------------------------ */
+
+/** Element type, laid out as DLPack's DLDataType: code (0 int, 1 uint, 2 float,
+ *  4 bfloat, 6 bool), bits, lanes (always 1). */
+typedef struct TsDType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} TsDType;
+
+/** A dense row-major tensor over caller memory; the caller keeps `data` alive and
+ *  unchanged while the tensor exists. */
+TS_CAPI_EXPORT TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim,
+                                           TsDType dtype, TsTensor* out);
+/** A new zero-filled tensor owned by the library. */
+TS_CAPI_EXPORT TsStatus TsTensorCreate(const int64_t* shape, int32_t ndim, TsDType dtype,
+                                       TsTensor* out);
+/** The tensor's data pointer, shape (valid while the tensor lives), rank and dtype; any
+ *  out pointer may be NULL. */
+TS_CAPI_EXPORT TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape,
+                                        int32_t* ndim, TsDType* dtype);
+/** Releases a tensor (NULL is ignored). */
+TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
+
+/* ---- Running ------------------------------------------------------------------------ */
+
+/** Evaluates @main with the reference interpreter. Inputs are given by parameter name.
+ *  On success `outputs[0..*num_outputs)` receive new tensors (a tuple result is
+ *  flattened) that the caller destroys; at most `max_outputs` are written, and a result
+ *  with more fails with TS_ERROR_VALUE. */
+TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* input_names,
+                                        const TsTensor* inputs, size_t num_inputs,
+                                        TsTensor* outputs, size_t max_outputs,
+                                        size_t* num_outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_C_API_H_ */

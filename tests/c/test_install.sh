@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds examples/c against it with
+# find_package(Tessera) and with pkg-config, and runs both.
+set -euo pipefail
+BUILD_DIR=$1
+SOURCE_DIR=$2
+PREFIX=$(mktemp -d)
+trap 'rm -rf "$PREFIX"' EXIT
+cmake --install "$BUILD_DIR" --prefix "$PREFIX" >/dev/null
+cmake -S "$SOURCE_DIR/examples/c" -B "$PREFIX/example-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
+cmake --build "$PREFIX/example-build" >/dev/null
+"$PREFIX/example-build/embed" | grep -q "y = \[1, 0, 9, 0\]"
+PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" cc "$SOURCE_DIR/examples/c/embed.c" -o "$PREFIX/embed_pc" \
+  $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs tessera)
+"$PREFIX/embed_pc" | grep -q "y = \[1, 0, 9, 0\]"
+"$PREFIX/bin/tessera" --help >/dev/null
+echo "installed package: find_package and pkg-config builds run"
