@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
 
 PACKAGES=(cmake ninja-build ccache g++ pkg-config libgtest-dev nlohmann-json3-dev libspdlog-dev
-          python3 python3-numpy python3-pytest)
+          python3 python3-dev python3-numpy python3-pytest pybind11-dev python3-setuptools)
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

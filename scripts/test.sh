@@ -10,4 +10,5 @@ echo "== C++ tests (ctest)"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j2)
 
 echo "== Python tests (pytest)"
-TESSERA_BUILD_DIR="$PWD/$BUILD_DIR" /usr/bin/python3 -m pytest -q tests/python
+TESSERA_BUILD_DIR="$PWD/$BUILD_DIR" PYTHONPATH="$PWD/$BUILD_DIR/python" \
+  /usr/bin/python3 -m pytest -q tests/python
