@@ -14,6 +14,7 @@ std::vector<PassRegistration> BuiltinPassRegistrations() {
                     [](const Attrs& o) {
                       return PrintIR(o.GetString("header"), o.GetBool("show_meta_data"));
                     }});
+  AppendStandardPasses(passes);
   return passes;
 }
 

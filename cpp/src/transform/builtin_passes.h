@@ -9,5 +9,7 @@ namespace tessera {
 
 /// Every built-in pass, in no particular order (the registry sorts by name).
 std::vector<PassRegistration> BuiltinPassRegistrations();
+/// Appends the standard optimisation passes (standard_passes.cc).
+void AppendStandardPasses(std::vector<PassRegistration>& passes);
 
 }  // namespace tessera

@@ -1,0 +1,123 @@
+// SimplifyExpr: algebraic identities and reshape/transpose chain simplification.
+#include <numeric>
+
+#include "tessera/ir/visitor.h"
+#include "tessera/op/op.h"
+#include "tessera/transform/infer_type.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera {
+
+namespace {
+
+/// True when every element of constant `e` equals `value`.
+bool IsConstantFilled(const Expr& e, double value) {
+  auto* c = e.as<ConstantNode>();
+  if (!c) return false;
+  for (int64_t i = 0; i < c->data.NumElements(); ++i)
+    if (c->data.GetFloat(i) != value) return false;
+  return true;
+}
+
+const TensorTypeNode* TensorTypeOf(const Expr& e) {
+  const Type& t = e->checked_type_or_null();
+  return t ? t.as<TensorTypeNode>() : nullptr;
+}
+
+bool SameTensorType(const Expr& a, const Expr& b) {
+  const auto* x = TensorTypeOf(a);
+  const auto* y = TensorTypeOf(b);
+  return x && y && x->shape == y->shape && x->dtype == y->dtype;
+}
+
+/// The permutation of a transpose call (resolving axes=None and negative axes).
+std::vector<int64_t> Permutation(const CallNode* call, int ndim) {
+  std::vector<int64_t> perm;
+  const AttrValue* axes = call->attrs.Find("axes");
+  if (!axes || axes->is_none()) {
+    for (int i = ndim - 1; i >= 0; --i) perm.push_back(i);
+    return perm;
+  }
+  for (int64_t a : axes->AsInts()) perm.push_back(a < 0 ? a + ndim : a);
+  return perm;
+}
+
+class ExprSimplifier : public ExprMutator {
+ protected:
+  bool SkipChildren(const Expr& e) override {
+    auto* f = e.as<FunctionNode>();
+    return f && (GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler));
+  }
+
+  Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
+    auto* call = rebuilt.as<CallNode>();
+    auto* orig = original.as<CallNode>();
+    if (!call || !call->op() || !orig) return rebuilt;
+    const std::string& op = call->op()->name;
+    const auto& a = call->args;
+    const auto& oa = orig->args;
+    // x * 1 -> x, x + 0 -> x, x - 0 -> x, x / 1 -> x (only when no broadcast widens x).
+    if ((op == "multiply" || op == "add") && a.size() == 2) {
+      double unit = op == "multiply" ? 1.0 : 0.0;
+      if (IsConstantFilled(a[1], unit) && SameTensorType(oa[0], original)) return a[0];
+      if (IsConstantFilled(a[0], unit) && SameTensorType(oa[1], original)) return a[1];
+    }
+    if ((op == "subtract" || op == "divide") && a.size() == 2) {
+      if (IsConstantFilled(a[1], op == "subtract" ? 0.0 : 1.0) && SameTensorType(oa[0], original)) return a[0];
+    }
+    // negative(negative(x)) -> x
+    if (op == "negative") {
+      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "negative") return inner->args[0];
+    }
+    // No-op reshape / cast / copy-free transpose -> x.
+    if ((op == "reshape" || op == "cast") && SameTensorType(oa[0], original)) return a[0];
+    // reshape(reshape(x)) -> reshape(x)
+    if (op == "reshape") {
+      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "reshape") {
+        const auto* t = TensorTypeOf(original);
+        if (t) return MakeOpCall("reshape", {inner->args[0]}, Attrs{{"newshape", AttrValue::Ints(t->shape)}});
+      }
+    }
+    if (op == "transpose") {
+      const auto* t = TensorTypeOf(oa[0]);
+      if (!t) return rebuilt;
+      std::vector<int64_t> perm = Permutation(call, t->ndim());
+      Expr source = a[0];
+      // transpose(transpose(x, p), q) -> transpose(x, p[q]).
+      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "transpose") {
+        std::vector<int64_t> p = Permutation(inner, t->ndim()), composed;
+        for (int64_t q : perm) composed.push_back(p[q]);
+        perm = composed;
+        source = inner->args[0];
+      }
+      std::vector<int64_t> identity(perm.size());
+      std::iota(identity.begin(), identity.end(), 0);
+      if (perm == identity) return source;
+      if (source.same_as(a[0])) return rebuilt;
+      return MakeOpCall("transpose", {source}, Attrs{{"axes", AttrValue::Ints(perm)}});
+    }
+    return rebuilt;
+  }
+};
+
+}  // namespace
+
+Pass SimplifyExpr() {
+  return CreateModulePass(
+      [](IRModule mod, const PassContext&) {
+        mod = InferTypes(mod);
+        IRModule result = mod;
+        for (const auto& [name, base] : mod.functions()) {
+          auto* f = base.as<FunctionNode>();
+          if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler) ||
+              GetIntAttr(f, attr::kSkipOptimization))
+            continue;
+          Expr out = ExprSimplifier().Mutate(Function(f));
+          if (out.get() != f) result = result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
+        }
+        return InferTypes(result);
+      },
+      PassInfo{"SimplifyExpr", 0, {}});
+}
+
+}  // namespace tessera
