@@ -161,13 +161,16 @@ class Partitioner {
   /// node's group fails `cond` (iterative DFS).
   template <typename Cond>
   bool CollectPath(int src, int sink, Cond cond, std::vector<int>* path) {
-    std::vector<char> visited(graph_.size(), 0);
+    // A generation stamp instead of a fresh visited array keeps each call proportional
+    // to the path, not the graph (long chains call this once per node).
+    if (visit_stamp_.size() != graph_.size()) visit_stamp_.assign(graph_.size(), 0);
+    ++generation_;
     std::vector<int> stack(graph_.nodes()[src].outputs.begin(), graph_.nodes()[src].outputs.end());
     while (!stack.empty()) {
       int n = stack.back();
       stack.pop_back();
-      if (visited[n]) continue;
-      visited[n] = 1;
+      if (visit_stamp_[n] == generation_) continue;
+      visit_stamp_[n] = generation_;
       if (!cond(groups_.pattern[groups_.Root(n)], n == sink)) return false;
       path->push_back(n);
       if (n == sink) continue;
@@ -199,6 +202,8 @@ class Partitioner {
   int max_depth_;
   Groups groups_;
   std::vector<Kind> dom_pattern_;
+  std::vector<uint32_t> visit_stamp_;
+  uint32_t generation_ = 0;
 };
 
 /// Rebuilds a function body with each fused group outlined as a Primitive function.
@@ -213,6 +218,9 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
     if (auto* call = nodes[i].ref.as<CallNode>(); call && call->op()) has_op[roots[i]] = true;
   }
   auto in_function = [&](size_t i) { return has_op[roots[i]]; };
+  std::vector<std::vector<int>> members_of(n);
+  for (size_t i = 0; i < n; ++i)
+    if (has_op[roots[i]]) members_of[roots[i]].push_back(static_cast<int>(i));
 
   std::vector<Expr> outer(n);  // the expression for node i in the rewritten body
   auto rebuild = [&](size_t i, const std::function<Expr(int)>& input) -> Expr {
@@ -244,9 +252,7 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
     }
     if (group_output[root] != static_cast<int>(i)) continue;  // built with its group's output
     // Outline the group: members in index order; outside inputs become parameters.
-    std::vector<int> members;
-    for (size_t k = 0; k < n; ++k)
-      if (roots[k] == root) members.push_back(static_cast<int>(k));
+    const std::vector<int>& members = members_of[root];
     std::unordered_map<int, Expr> inner;
     std::vector<Var> params;
     std::vector<Expr> args;
