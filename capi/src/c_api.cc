@@ -35,13 +35,20 @@ thread_local std::string last_error;
 
 TsStatus StatusOf(tessera::ErrorKind kind) {
   switch (kind) {
-    case tessera::ErrorKind::kParse: return TS_ERROR_PARSE;
-    case tessera::ErrorKind::kType: return TS_ERROR_TYPE;
-    case tessera::ErrorKind::kValue: return TS_ERROR_VALUE;
-    case tessera::ErrorKind::kNotFound: return TS_ERROR_NOT_FOUND;
-    case tessera::ErrorKind::kUnsupported: return TS_ERROR_UNSUPPORTED;
-    case tessera::ErrorKind::kIO: return TS_ERROR_IO;
-    case tessera::ErrorKind::kInternal: return TS_ERROR_INTERNAL;
+    case tessera::ErrorKind::kParse:
+      return TS_ERROR_PARSE;
+    case tessera::ErrorKind::kType:
+      return TS_ERROR_TYPE;
+    case tessera::ErrorKind::kValue:
+      return TS_ERROR_VALUE;
+    case tessera::ErrorKind::kNotFound:
+      return TS_ERROR_NOT_FOUND;
+    case tessera::ErrorKind::kUnsupported:
+      return TS_ERROR_UNSUPPORTED;
+    case tessera::ErrorKind::kIO:
+      return TS_ERROR_IO;
+    case tessera::ErrorKind::kInternal:
+      return TS_ERROR_INTERNAL;
   }
   return TS_ERROR_INTERNAL;
 }
@@ -70,12 +77,13 @@ TsStatus Guard(F&& body) {
   }
 }
 
-#define TS_REQUIRE(PTR)                                                                 \
-  if (!(PTR)) return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(__func__) + ": " #PTR \
-                                                         " must not be NULL")
+#define TS_REQUIRE(PTR) \
+  if (!(PTR))           \
+  return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(__func__) + ": " #PTR " must not be NULL")
 
 std::string_view TextOf(const char* text, size_t length) {
-  return length == static_cast<size_t>(-1) ? std::string_view(text) : std::string_view(text, length);
+  return length == static_cast<size_t>(-1) ? std::string_view(text)
+                                           : std::string_view(text, length);
 }
 
 void Emit(const std::string& text, TsStringCallback callback, void* user_data) {
@@ -84,7 +92,8 @@ void Emit(const std::string& text, TsStringCallback callback, void* user_data) {
 
 tessera::DType DTypeFromC(TsDType d) {
   using tessera::DType;
-  if (d.lanes != 1) TS_THROW(kUnsupported) << "vector dtypes (lanes=" << d.lanes << ") are not supported";
+  if (d.lanes != 1)
+    TS_THROW(kUnsupported) << "vector dtypes (lanes=" << d.lanes << ") are not supported";
   switch (d.code) {
     case 0:
       if (d.bits == 8) return DType::kInt8;
@@ -106,21 +115,31 @@ tessera::DType DTypeFromC(TsDType d) {
       if (d.bits == 8) return DType::kBool;
       break;
   }
-  TS_THROW(kUnsupported) << "unsupported dtype (code " << int{d.code} << ", bits " << int{d.bits} << ")";
+  TS_THROW(kUnsupported) << "unsupported dtype (code " << int{d.code} << ", bits " << int{d.bits}
+                         << ")";
 }
 
 TsDType DTypeToC(tessera::DType d) {
   using tessera::DType;
   switch (d) {
-    case DType::kInt8: return {0, 8, 1};
-    case DType::kInt32: return {0, 32, 1};
-    case DType::kInt64: return {0, 64, 1};
-    case DType::kUInt8: return {1, 8, 1};
-    case DType::kFloat16: return {2, 16, 1};
-    case DType::kFloat32: return {2, 32, 1};
-    case DType::kFloat64: return {2, 64, 1};
-    case DType::kBFloat16: return {4, 16, 1};
-    case DType::kBool: return {6, 8, 1};
+    case DType::kInt8:
+      return {0, 8, 1};
+    case DType::kInt32:
+      return {0, 32, 1};
+    case DType::kInt64:
+      return {0, 64, 1};
+    case DType::kUInt8:
+      return {1, 8, 1};
+    case DType::kFloat16:
+      return {2, 16, 1};
+    case DType::kFloat32:
+      return {2, 32, 1};
+    case DType::kFloat64:
+      return {2, 64, 1};
+    case DType::kBFloat16:
+      return {4, 16, 1};
+    case DType::kBool:
+      return {6, 8, 1};
   }
   return {2, 32, 1};
 }
@@ -147,19 +166,30 @@ tessera::AttrValue ConfigValue(const std::string& key, const nlohmann::json& v) 
 
 extern "C" {
 
-const char* TsGetLastError(void) { return last_error.c_str(); }
+const char* TsGetLastError(void) {
+  return last_error.c_str();
+}
 
 const char* TsStatusName(TsStatus status) {
   switch (status) {
-    case TS_OK: return "ok";
-    case TS_ERROR_PARSE: return "parse error";
-    case TS_ERROR_TYPE: return "type error";
-    case TS_ERROR_VALUE: return "value error";
-    case TS_ERROR_NOT_FOUND: return "not found";
-    case TS_ERROR_UNSUPPORTED: return "unsupported";
-    case TS_ERROR_IO: return "I/O error";
-    case TS_ERROR_INTERNAL: return "internal error";
-    case TS_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case TS_OK:
+      return "ok";
+    case TS_ERROR_PARSE:
+      return "parse error";
+    case TS_ERROR_TYPE:
+      return "type error";
+    case TS_ERROR_VALUE:
+      return "value error";
+    case TS_ERROR_NOT_FOUND:
+      return "not found";
+    case TS_ERROR_UNSUPPORTED:
+      return "unsupported";
+    case TS_ERROR_IO:
+      return "I/O error";
+    case TS_ERROR_INTERNAL:
+      return "internal error";
+    case TS_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
   }
   return "unknown status";
 }
@@ -167,7 +197,8 @@ const char* TsStatusName(TsStatus status) {
 TsStatus TsModuleParse(const char* text, size_t length, TsModule* out) {
   TS_REQUIRE(text);
   TS_REQUIRE(out);
-  return Guard([&] { *out = new TsModule_{tessera::ParseModule(TextOf(text, length), "<c-api>")}; });
+  return Guard(
+      [&] { *out = new TsModule_{tessera::ParseModule(TextOf(text, length), "<c-api>")}; });
 }
 
 TsStatus TsModuleFromJSON(const char* json, size_t length, TsModule* out) {
@@ -204,7 +235,9 @@ int TsModuleStructuralEqual(TsModule a, TsModule b) {
   return equal;
 }
 
-void TsModuleDestroy(TsModule module) { delete module; }
+void TsModuleDestroy(TsModule module) {
+  delete module;
+}
 
 TsStatus TsPassContextCreate(int opt_level, const char* const* required, size_t num_required,
                              const char* const* disabled, size_t num_disabled,
@@ -226,13 +259,16 @@ TsStatus TsPassContextCreate(int opt_level, const char* const* required, size_t 
     if (config_json && *config_json) {
       nlohmann::json j = nlohmann::json::parse(config_json);
       if (!j.is_object()) TS_THROW(kParse) << "config must be a JSON object, got " << j.dump();
-      for (auto it = j.begin(); it != j.end(); ++it) config.Set(it.key(), ConfigValue(it.key(), it.value()));
+      for (auto it = j.begin(); it != j.end(); ++it)
+        config.Set(it.key(), ConfigValue(it.key(), it.value()));
     }
     *out = new TsPassContext_{tessera::PassContext::Create(opt_level, req, dis, config)};
   });
 }
 
-void TsPassContextDestroy(TsPassContext context) { delete context; }
+void TsPassContextDestroy(TsPassContext context) {
+  delete context;
+}
 
 TsStatus TsListConfigs(TsStringCallback callback, void* user_data) {
   TS_REQUIRE(callback);
@@ -289,14 +325,17 @@ TsStatus TsPassRun(TsPass pass, TsModule module, TsPassContext context, TsModule
   });
 }
 
-void TsPassDestroy(TsPass pass) { delete pass; }
+void TsPassDestroy(TsPass pass) {
+  delete pass;
+}
 
 TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim, TsDType dtype,
                             TsTensor* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     std::vector<int64_t> dims = ShapeFromC(shape, ndim);
-    if (!data && tessera::ShapeNumElements(dims) > 0) TS_THROW(kValue) << "data is NULL for a non-empty tensor";
+    if (!data && tessera::ShapeNumElements(dims) > 0)
+      TS_THROW(kValue) << "data is NULL for a non-empty tensor";
     *out = new TsTensor_{tessera::NDArray::FromBorrowed(data, dims, DTypeFromC(dtype))};
   });
 }
@@ -319,7 +358,9 @@ TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape, in
   });
 }
 
-void TsTensorDestroy(TsTensor tensor) { delete tensor; }
+void TsTensorDestroy(TsTensor tensor) {
+  delete tensor;
+}
 
 TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsTensor* inputs,
                          size_t num_inputs, TsTensor* outputs, size_t max_outputs,
@@ -334,7 +375,8 @@ TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const 
   return Guard([&] {
     std::map<std::string, tessera::NDArray> named;
     for (size_t i = 0; i < num_inputs; ++i) {
-      if (!input_names[i] || !inputs[i]) TS_THROW(kValue) << "input " << i << " has a NULL name or tensor";
+      if (!input_names[i] || !inputs[i])
+        TS_THROW(kValue) << "input " << i << " has a NULL name or tensor";
       if (!named.emplace(input_names[i], inputs[i]->array).second)
         TS_THROW(kValue) << "input '" << input_names[i] << "' is given twice";
     }
@@ -346,7 +388,8 @@ TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const 
       // An output that is an input (e.g. @main returns a parameter) would alias caller
       // memory the caller may free; hand back a copy instead.
       bool aliases = false;
-      for (size_t k = 0; k < num_inputs; ++k) aliases |= results[i].data() == inputs[k]->array.data();
+      for (size_t k = 0; k < num_inputs; ++k)
+        aliases |= results[i].data() == inputs[k]->array.data();
       outputs[i] = new TsTensor_{aliases ? results[i].Copy() : results[i]};
     }
     *num_outputs = results.size();

@@ -7,15 +7,15 @@
 
 static int passed = 0, failed = 0;
 
-#define CHECK(COND)                                                       \
-  do {                                                                    \
-    if (COND) {                                                           \
-      ++passed;                                                           \
-    } else {                                                              \
-      ++failed;                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, \
-              __LINE__, #COND, TsGetLastError());                         \
-    }                                                                     \
+#define CHECK(COND)                                                                            \
+  do {                                                                                         \
+    if (COND) {                                                                                \
+      ++passed;                                                                                \
+    } else {                                                                                   \
+      ++failed;                                                                                \
+      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #COND, \
+              TsGetLastError());                                                               \
+    }                                                                                          \
   } while (0)
 
 /* Appends library text into a fixed buffer. */
@@ -59,8 +59,8 @@ static void test_parse_pipeline_run(void) {
 
   TsPassContext ctx = NULL;
   const char* disabled[] = {"PrintIR"};
-  CHECK(TsPassContextCreate(3, NULL, 0, disabled, 1, "{\"testing.immutable_module\": true}", &ctx) ==
-        TS_OK);
+  CHECK(TsPassContextCreate(3, NULL, 0, disabled, 1, "{\"testing.immutable_module\": true}",
+                            &ctx) == TS_OK);
   TsPass pipeline = NULL;
   CHECK(TsPipelineParse("InferType,PrintIR", &pipeline) == TS_OK);
   Buffer text = {{0}, 0};
@@ -127,7 +127,8 @@ static void test_bad_input(void) {
   CHECK(TsModuleFromJSON("{not json", (size_t)-1, &mod) == TS_ERROR_PARSE);
 
   TsPassContext ctx = NULL;
-  CHECK(TsPassContextCreate(2, NULL, 0, NULL, 0, "{\"no.such.key\": 1}", &ctx) == TS_ERROR_NOT_FOUND);
+  CHECK(TsPassContextCreate(2, NULL, 0, NULL, 0, "{\"no.such.key\": 1}", &ctx) ==
+        TS_ERROR_NOT_FOUND);
   CHECK(strstr(TsGetLastError(), "collage.enable") != NULL); /* lists the valid keys */
   CHECK(TsPassContextCreate(2, NULL, 0, NULL, 0, "{\"collage.enable\": 3}", &ctx) == TS_ERROR_TYPE);
   CHECK(strstr(TsGetLastError(), "bool") != NULL);

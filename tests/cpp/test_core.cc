@@ -36,7 +36,8 @@ TEST(Attrs, EqualityIgnoresOrder) {
   EXPECT_TRUE(a == b);
   EXPECT_EQ(a.Hash(), b.Hash());
   EXPECT_FALSE(a == b.With("x", 2));
-  EXPECT_EQ(AttrValue({AttrValue::Ints({0, 0}), AttrValue::Ints({2, 2})}).ToString(), "[[0, 0], [2, 2]]");
+  EXPECT_EQ(AttrValue({AttrValue::Ints({0, 0}), AttrValue::Ints({2, 2})}).ToString(),
+            "[[0, 0], [2, 2]]");
   EXPECT_EQ(AttrValue(1e-5).ToString(), "1e-05f");
   EXPECT_EQ(AttrValue(0.5).ToString(), "0.5f");
 }

@@ -261,10 +261,12 @@ def @main(%x: Tensor[(3, 8), float32], %g: Tensor[(8), float32], %b: Tensor[(8),
 
 TEST(PassFoldScaleAxis, FoldsChannelScaleIntoConvWeights) {
   NDArray w = NDArray::Empty({4, 3, 3, 3}, DType::kFloat32);
-  for (int64_t i = 0; i < w.NumElements(); ++i) w.SetFloat(i, 0.01 * static_cast<double>(i % 17) - 0.05);
+  for (int64_t i = 0; i < w.NumElements(); ++i)
+    w.SetFloat(i, 0.01 * static_cast<double>(i % 17) - 0.05);
   NDArray s = NDArray::FromFloats({4, 1, 1}, {0.5f, 2.0f, -1.0f, 3.0f});
   Var x = MakeVar("x", MakeTensorType({1, 3, 6, 6}));
-  Expr conv = MakeOpCall("nn.conv2d", {x, MakeConstant(w)}, Attrs{{"padding", AttrValue::Ints({1, 1})}});
+  Expr conv =
+      MakeOpCall("nn.conv2d", {x, MakeConstant(w)}, Attrs{{"padding", AttrValue::Ints({1, 1})}});
   Expr body = MakeOpCall("nn.relu", {MakeOpCall("multiply", {conv, MakeConstant(s)})});
   IRModule in = IRModule::FromExpr(MakeFunction({x}, body));
   IRModule out = FoldScaleAxis()(in);
@@ -278,7 +280,8 @@ TEST(PassFoldScaleAxis, KeepsScaleWhenConvOutputIsShared) {
   NDArray w = NDArray::Zeros({2, 2, 1, 1}, DType::kFloat32);
   Var x = MakeVar("x", MakeTensorType({1, 2, 3, 3}));
   Expr conv = MakeOpCall("nn.conv2d", {x, MakeConstant(w)});
-  Expr scaled = MakeOpCall("multiply", {conv, MakeConstant(NDArray::FromFloats({2, 1, 1}, {2, 3}))});
+  Expr scaled =
+      MakeOpCall("multiply", {conv, MakeConstant(NDArray::FromFloats({2, 1, 1}, {2, 3}))});
   IRModule in = IRModule::FromExpr(MakeFunction({x}, MakeTuple({scaled, conv})));
   EXPECT_EQ(CountOpCalls(FoldScaleAxis()(in), "multiply"), 1);
 }
@@ -317,10 +320,12 @@ TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {
   Var x = MakeVar("x", MakeTensorType({1, 4, 8, 8}));
   auto conv_bn = [&](Expr in, uint32_t seed) {
     Expr conv = MakeOpCall("nn.conv2d", {in, constant({4, 4, 3, 3}, seed, 0.2, 0)},
-                           Attrs{{"padding", AttrValue::Ints({1, 1})}, {"channels", 4},
+                           Attrs{{"padding", AttrValue::Ints({1, 1})},
+                                 {"channels", 4},
                                  {"kernel_size", AttrValue::Ints({3, 3})}});
-    Expr bn = MakeOpCall("nn.batch_norm", {conv, constant({4}, seed + 1, 0.5, 1.0), constant({4}, seed + 2, 0.1, 0),
-                                           constant({4}, seed + 3, 0.1, 0), constant({4}, seed + 4, 0.2, 1.0)});
+    Expr bn = MakeOpCall("nn.batch_norm",
+                         {conv, constant({4}, seed + 1, 0.5, 1.0), constant({4}, seed + 2, 0.1, 0),
+                          constant({4}, seed + 3, 0.1, 0), constant({4}, seed + 4, 0.2, 1.0)});
     return MakeTupleGetItem(bn, 0);
   };
   Expr y = MakeOpCall("nn.relu", {conv_bn(x, 1)});
@@ -339,10 +344,12 @@ TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {
 }
 
 TEST(PassRegistry, StandardPassesAreRegistered) {
-  for (const char* name : {"FuseOps", "FoldConstant", "DeadCodeElimination", "EliminateCommonSubexpr",
-                           "SimplifyInference", "FoldScaleAxis", "SimplifyExpr", "InferType"})
+  for (const char* name :
+       {"FuseOps", "FoldConstant", "DeadCodeElimination", "EliminateCommonSubexpr",
+        "SimplifyInference", "FoldScaleAxis", "SimplifyExpr", "InferType"})
     EXPECT_NO_THROW(GetPass(name)) << name;
-  EXPECT_EQ(PrintPipeline(ParsePipeline("FuseOps{max_depth=4},FoldConstant")), "FuseOps{max_depth=4},FoldConstant");
+  EXPECT_EQ(PrintPipeline(ParsePipeline("FuseOps{max_depth=4},FoldConstant")),
+            "FuseOps{max_depth=4},FoldConstant");
 }
 
 }  // namespace

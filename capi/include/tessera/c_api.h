@@ -18,13 +18,13 @@ extern "C" {
 /** Result of every fallible call. TS_OK is 0; on failure TsGetLastError() explains. */
 typedef enum TsStatus {
   TS_OK = 0,
-  TS_ERROR_PARSE = 1,        /**< malformed text, JSON or pipeline */
-  TS_ERROR_TYPE = 2,         /**< type or shape mismatch */
-  TS_ERROR_VALUE = 3,        /**< bad value: attribute, option, config, argument */
-  TS_ERROR_NOT_FOUND = 4,    /**< unknown op, pass, config key, function, input */
-  TS_ERROR_UNSUPPORTED = 5,  /**< valid input this build cannot handle */
-  TS_ERROR_IO = 6,           /**< file system failure */
-  TS_ERROR_INTERNAL = 7,     /**< a Tessera bug */
+  TS_ERROR_PARSE = 1,           /**< malformed text, JSON or pipeline */
+  TS_ERROR_TYPE = 2,            /**< type or shape mismatch */
+  TS_ERROR_VALUE = 3,           /**< bad value: attribute, option, config, argument */
+  TS_ERROR_NOT_FOUND = 4,       /**< unknown op, pass, config key, function, input */
+  TS_ERROR_UNSUPPORTED = 5,     /**< valid input this build cannot handle */
+  TS_ERROR_IO = 6,              /**< file system failure */
+  TS_ERROR_INTERNAL = 7,        /**< a Tessera bug */
   TS_ERROR_INVALID_ARGUMENT = 8 /**< null handle or pointer where one is required */
 } TsStatus;
 
@@ -118,8 +118,7 @@ TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
  *  with more fails with TS_ERROR_VALUE. */
 TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* input_names,
                                         const TsTensor* inputs, size_t num_inputs,
-                                        TsTensor* outputs, size_t max_outputs,
-                                        size_t* num_outputs);
+                                        TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
 
 #ifdef __cplusplus
 }

@@ -25,7 +25,8 @@ double AttrValue::AsFloat() const {
 
 std::vector<int64_t> AttrValue::AsInts(const char* what) const {
   if (is_int()) return {AsInt()};
-  if (!is_array()) TS_THROW(kValue) << what << ": expected an array of integers, got " << ToString();
+  if (!is_array())
+    TS_THROW(kValue) << what << ": expected an array of integers, got " << ToString();
   std::vector<int64_t> out;
   for (const auto& item : AsArray()) {
     if (!item.is_int())
@@ -38,11 +39,20 @@ std::vector<int64_t> AttrValue::AsInts(const char* what) const {
 size_t AttrValue::Hash() const {
   size_t h = static_cast<size_t>(kind());
   switch (kind()) {
-    case Kind::kNone: break;
-    case Kind::kBool: h = HashCombine(h, AsBool()); break;
-    case Kind::kInt: h = HashCombine(h, std::hash<int64_t>()(AsInt())); break;
-    case Kind::kFloat: h = HashCombine(h, std::hash<double>()(AsFloat())); break;
-    case Kind::kString: h = HashCombine(h, std::hash<std::string>()(AsString())); break;
+    case Kind::kNone:
+      break;
+    case Kind::kBool:
+      h = HashCombine(h, AsBool());
+      break;
+    case Kind::kInt:
+      h = HashCombine(h, std::hash<int64_t>()(AsInt()));
+      break;
+    case Kind::kFloat:
+      h = HashCombine(h, std::hash<double>()(AsFloat()));
+      break;
+    case Kind::kString:
+      h = HashCombine(h, std::hash<std::string>()(AsString()));
+      break;
     case Kind::kArray:
       for (const auto& item : AsArray()) h = HashCombine(h, item.Hash());
       break;
@@ -62,10 +72,14 @@ static std::string FloatText(double value) {
 
 std::string AttrValue::ToString() const {
   switch (kind()) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return AsBool() ? "True" : "False";
-    case Kind::kInt: return std::to_string(AsInt());
-    case Kind::kFloat: return FloatText(AsFloat()) + "f";
+    case Kind::kNone:
+      return "None";
+    case Kind::kBool:
+      return AsBool() ? "True" : "False";
+    case Kind::kInt:
+      return std::to_string(AsInt());
+    case Kind::kFloat:
+      return FloatText(AsFloat()) + "f";
     case Kind::kString: {
       std::string out = "\"";
       for (char c : AsString()) {
@@ -124,7 +138,8 @@ Attrs Attrs::With(const std::string& key, AttrValue value) const {
 int64_t Attrs::GetInt(const std::string& key) const {
   const AttrValue& v = Get(key);
   if (v.is_bool()) return v.AsBool();
-  if (!v.is_int()) TS_THROW(kValue) << "attribute '" << key << "': expected an integer, got " << v.ToString();
+  if (!v.is_int())
+    TS_THROW(kValue) << "attribute '" << key << "': expected an integer, got " << v.ToString();
   return v.AsInt();
 }
 
@@ -138,13 +153,15 @@ double Attrs::GetFloat(const std::string& key) const {
 bool Attrs::GetBool(const std::string& key) const {
   const AttrValue& v = Get(key);
   if (v.is_int()) return v.AsInt() != 0;
-  if (!v.is_bool()) TS_THROW(kValue) << "attribute '" << key << "': expected a bool, got " << v.ToString();
+  if (!v.is_bool())
+    TS_THROW(kValue) << "attribute '" << key << "': expected a bool, got " << v.ToString();
   return v.AsBool();
 }
 
 const std::string& Attrs::GetString(const std::string& key) const {
   const AttrValue& v = Get(key);
-  if (!v.is_string()) TS_THROW(kValue) << "attribute '" << key << "': expected a string, got " << v.ToString();
+  if (!v.is_string())
+    TS_THROW(kValue) << "attribute '" << key << "': expected a string, got " << v.ToString();
   return v.AsString();
 }
 

@@ -12,17 +12,21 @@ struct DTypeInfo {
   int bytes;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kFloat32, "float32", 4}, {DType::kFloat16, "float16", 2},
+    {DType::kFloat32, "float32", 4},   {DType::kFloat16, "float16", 2},
     {DType::kBFloat16, "bfloat16", 2}, {DType::kFloat64, "float64", 8},
-    {DType::kInt8, "int8", 1},       {DType::kInt32, "int32", 4},
-    {DType::kInt64, "int64", 8},     {DType::kUInt8, "uint8", 1},
+    {DType::kInt8, "int8", 1},         {DType::kInt32, "int32", 4},
+    {DType::kInt64, "int64", 8},       {DType::kUInt8, "uint8", 1},
     {DType::kBool, "bool", 1},
 };
 }  // namespace
 
-const char* DTypeName(DType dtype) { return kDTypes[static_cast<int>(dtype)].name; }
+const char* DTypeName(DType dtype) {
+  return kDTypes[static_cast<int>(dtype)].name;
+}
 
-int DTypeBytes(DType dtype) { return kDTypes[static_cast<int>(dtype)].bytes; }
+int DTypeBytes(DType dtype) {
+  return kDTypes[static_cast<int>(dtype)].bytes;
+}
 
 std::optional<DType> ParseDType(std::string_view name) {
   for (const auto& info : kDTypes)

@@ -14,7 +14,9 @@ Var MakeVar(std::string name_hint, Type type_annotation) {
   return MakeNode<const VarNode>(std::move(name_hint), std::move(type_annotation));
 }
 
-GlobalVar MakeGlobalVar(std::string name) { return MakeNode<const GlobalVarNode>(std::move(name)); }
+GlobalVar MakeGlobalVar(std::string name) {
+  return MakeNode<const GlobalVarNode>(std::move(name));
+}
 
 Constant MakeConstant(NDArray data) {
   TS_ICHECK(data.defined()) << "constant without data";
@@ -51,7 +53,8 @@ Function MakeFunction(std::vector<Var> params, Expr body, Type ret_type, Attrs a
 }
 
 Function WithAttr(const Function& func, const std::string& key, AttrValue value) {
-  return MakeFunction(func->params, func->body, func->ret_type, func->attrs.With(key, std::move(value)));
+  return MakeFunction(func->params, func->body, func->ret_type,
+                      func->attrs.With(key, std::move(value)));
 }
 
 int64_t GetIntAttr(const BaseFuncNode* func, const char* key) {

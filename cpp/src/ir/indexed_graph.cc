@@ -73,7 +73,8 @@ IndexedGraph::IndexedGraph(const Function& func) {
       continue;
     }
     int lca = n.outputs[0];
-    for (size_t k = 1; k < n.outputs.size() && lca >= 0; ++k) lca = LeastCommonPostDominator(lca, n.outputs[k]);
+    for (size_t k = 1; k < n.outputs.size() && lca >= 0; ++k)
+      lca = LeastCommonPostDominator(lca, n.outputs[k]);
     n.ipdom = lca;
     n.depth = lca >= 0 ? nodes_[lca].depth + 1 : 0;
   }

@@ -7,7 +7,9 @@ namespace tessera {
 
 IRModule::IRModule() : node_(MakeNode<const IRModuleNode>()) {}
 
-IRModule IRModule::FromExpr(const Function& main) { return IRModule().WithFunction("main", main); }
+IRModule IRModule::FromExpr(const Function& main) {
+  return IRModule().WithFunction("main", main);
+}
 
 BaseFunc IRModule::Find(const std::string& name) const {
   for (const auto& [n, f] : node_->functions)
@@ -25,7 +27,8 @@ BaseFunc IRModule::Lookup(const std::string& name) const {
 
 Function IRModule::LookupFunction(const std::string& name) const {
   BaseFunc f = Lookup(name);
-  if (!f.as<FunctionNode>()) TS_THROW(kType) << "@" << name << " is a PrimFunc, not a graph function";
+  if (!f.as<FunctionNode>())
+    TS_THROW(kType) << "@" << name << " is a PrimFunc, not a graph function";
   return Function(static_cast<const FunctionNode*>(f.get()));
 }
 

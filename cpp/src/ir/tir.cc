@@ -7,49 +7,72 @@ namespace tessera::tir {
 
 const char* BinaryOpName(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-    case BinaryOp::kFloorDiv: return "floordiv";
-    case BinaryOp::kFloorMod: return "floormod";
-    case BinaryOp::kMin: return "min";
-    case BinaryOp::kMax: return "max";
-    case BinaryOp::kEQ: return "==";
-    case BinaryOp::kNE: return "!=";
-    case BinaryOp::kLT: return "<";
-    case BinaryOp::kLE: return "<=";
-    case BinaryOp::kGT: return ">";
-    case BinaryOp::kGE: return ">=";
-    case BinaryOp::kAnd: return "&&";
-    case BinaryOp::kOr: return "||";
+    case BinaryOp::kAdd:
+      return "+";
+    case BinaryOp::kSub:
+      return "-";
+    case BinaryOp::kMul:
+      return "*";
+    case BinaryOp::kDiv:
+      return "/";
+    case BinaryOp::kFloorDiv:
+      return "floordiv";
+    case BinaryOp::kFloorMod:
+      return "floormod";
+    case BinaryOp::kMin:
+      return "min";
+    case BinaryOp::kMax:
+      return "max";
+    case BinaryOp::kEQ:
+      return "==";
+    case BinaryOp::kNE:
+      return "!=";
+    case BinaryOp::kLT:
+      return "<";
+    case BinaryOp::kLE:
+      return "<=";
+    case BinaryOp::kGT:
+      return ">";
+    case BinaryOp::kGE:
+      return ">=";
+    case BinaryOp::kAnd:
+      return "&&";
+    case BinaryOp::kOr:
+      return "||";
   }
   return "?";
 }
 
-bool IsComparison(BinaryOp op) { return op >= BinaryOp::kEQ; }
+bool IsComparison(BinaryOp op) {
+  return op >= BinaryOp::kEQ;
+}
 
 const char* ForKindName(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unrolled";
   }
   return "?";
 }
 
 const std::vector<std::pair<std::string, int>>& IntrinsicNames() {
   static const std::vector<std::pair<std::string, int>> names = {
-      {"exp", 1},   {"log", 1},   {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},    {"erf", 1},
-      {"sigmoid", 1}, {"abs", 1}, {"floor", 1}, {"ceil", 1},  {"round", 1},   {"sin", 1},
-      {"cos", 1},   {"pow", 2},   {"isnan", 1}, {"fmod", 2},
+      {"exp", 1},     {"log", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},  {"erf", 1},
+      {"sigmoid", 1}, {"abs", 1}, {"floor", 1}, {"ceil", 1},  {"round", 1}, {"sin", 1},
+      {"cos", 1},     {"pow", 2}, {"isnan", 1}, {"fmod", 2},
   };
   return names;
 }
 
 BufferLoadNode::BufferLoadNode(Buffer buffer, std::vector<PrimExpr> indices)
-    : PrimExprNode(TypeIndex::kBufferLoad, buffer->dtype), buffer(std::move(buffer)),
+    : PrimExprNode(TypeIndex::kBufferLoad, buffer->dtype),
+      buffer(std::move(buffer)),
       indices(std::move(indices)) {}
 
 PrimExpr IntImm(int64_t value, DType dtype) {
@@ -62,13 +85,16 @@ PrimExpr FloatImm(double value, DType dtype) {
   return MakeNode<const FloatImmNode>(dtype, value);
 }
 
-Var MakeVar(std::string name, DType dtype) { return MakeNode<const VarNode>(std::move(name), dtype); }
+Var MakeVar(std::string name, DType dtype) {
+  return MakeNode<const VarNode>(std::move(name), dtype);
+}
 
 PrimExpr MakeBinary(BinaryOp op, PrimExpr a, PrimExpr b) {
   TS_ICHECK(a.defined() && b.defined()) << "binary " << BinaryOpName(op) << " with a null operand";
   if (a->dtype != b->dtype)
-    TS_THROW(kType) << "operands of '" << BinaryOpName(op) << "' have different dtypes: "
-                    << DTypeName(a->dtype) << " and " << DTypeName(b->dtype);
+    TS_THROW(kType) << "operands of '" << BinaryOpName(op)
+                    << "' have different dtypes: " << DTypeName(a->dtype) << " and "
+                    << DTypeName(b->dtype);
   if ((op == BinaryOp::kAnd || op == BinaryOp::kOr) && a->dtype != DType::kBool)
     TS_THROW(kType) << "operands of '" << BinaryOpName(op) << "' must be bool, got "
                     << DTypeName(a->dtype);
@@ -77,7 +103,8 @@ PrimExpr MakeBinary(BinaryOp op, PrimExpr a, PrimExpr b) {
 }
 
 PrimExpr MakeNot(PrimExpr a) {
-  if (a->dtype != DType::kBool) TS_THROW(kType) << "operand of '!' must be bool, got " << DTypeName(a->dtype);
+  if (a->dtype != DType::kBool)
+    TS_THROW(kType) << "operand of '!' must be bool, got " << DTypeName(a->dtype);
   return MakeNode<const NotNode>(std::move(a));
 }
 
@@ -99,7 +126,8 @@ PrimExpr MakeLoad(Buffer buffer, std::vector<PrimExpr> indices) {
     TS_THROW(kType) << "load from buffer '" << buffer->name << "' of rank " << buffer->shape.size()
                     << " with " << indices.size() << " indices";
   for (const auto& i : indices)
-    if (IsFloat(i->dtype)) TS_THROW(kType) << "index into buffer '" << buffer->name << "' is a float";
+    if (IsFloat(i->dtype))
+      TS_THROW(kType) << "index into buffer '" << buffer->name << "' is a float";
   return MakeNode<const BufferLoadNode>(std::move(buffer), std::move(indices));
 }
 
@@ -134,7 +162,8 @@ Stmt MakeBlock(std::string name, std::vector<IterVar> iter_vars, std::vector<Buf
                std::vector<BufferRegion> writes, Stmt init, Stmt body) {
   TS_ICHECK(body.defined()) << "block '" << name << "' without body";
   for (const auto& iv : iter_vars)
-    TS_ICHECK(iv.var.defined() && iv.binding.defined() && iv.dom.min.defined() && iv.dom.extent.defined())
+    TS_ICHECK(iv.var.defined() && iv.binding.defined() && iv.dom.min.defined() &&
+              iv.dom.extent.defined())
         << "block '" << name << "' has an incomplete iteration variable";
   return MakeNode<const BlockNode>(std::move(name), std::move(iter_vars), std::move(reads),
                                    std::move(writes), std::move(init), std::move(body));
@@ -145,8 +174,8 @@ Stmt MakeStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices) {
     TS_THROW(kType) << "store to buffer '" << buffer->name << "' of rank " << buffer->shape.size()
                     << " with " << indices.size() << " indices";
   if (value->dtype != buffer->dtype)
-    TS_THROW(kType) << "store of " << DTypeName(value->dtype) << " into " << DTypeName(buffer->dtype)
-                    << " buffer '" << buffer->name << "'";
+    TS_THROW(kType) << "store of " << DTypeName(value->dtype) << " into "
+                    << DTypeName(buffer->dtype) << " buffer '" << buffer->name << "'";
   return MakeNode<const BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
 }
 
@@ -170,22 +199,38 @@ Stmt MakeSeq(std::vector<Stmt> seq) {
 Stmt MakeIfThenElse(PrimExpr cond, Stmt then_case, Stmt else_case) {
   if (cond->dtype != DType::kBool)
     TS_THROW(kType) << "if condition must be bool, got " << DTypeName(cond->dtype);
-  return MakeNode<const IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case));
+  return MakeNode<const IfThenElseNode>(std::move(cond), std::move(then_case),
+                                        std::move(else_case));
 }
 
 PrimFunc MakePrimFunc(std::vector<Buffer> params, int num_outputs, Stmt body, Attrs attrs) {
   if (num_outputs < 0 || num_outputs > static_cast<int>(params.size()))
     TS_THROW(kValue) << "PrimFunc with " << params.size() << " params cannot have " << num_outputs
                      << " outputs";
-  return MakeNode<const PrimFuncNode>(std::move(params), num_outputs, std::move(body), std::move(attrs));
+  return MakeNode<const PrimFuncNode>(std::move(params), num_outputs, std::move(body),
+                                      std::move(attrs));
 }
 
-PrimExpr operator+(const PrimExpr& a, const PrimExpr& b) { return MakeBinary(BinaryOp::kAdd, a, b); }
-PrimExpr operator-(const PrimExpr& a, const PrimExpr& b) { return MakeBinary(BinaryOp::kSub, a, b); }
-PrimExpr operator*(const PrimExpr& a, const PrimExpr& b) { return MakeBinary(BinaryOp::kMul, a, b); }
-PrimExpr operator+(const PrimExpr& a, int64_t b) { return a + IntImm(b, a->dtype); }
-PrimExpr operator*(const PrimExpr& a, int64_t b) { return a * IntImm(b, a->dtype); }
-PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b) { return MakeBinary(BinaryOp::kFloorDiv, a, b); }
-PrimExpr FloorMod(const PrimExpr& a, const PrimExpr& b) { return MakeBinary(BinaryOp::kFloorMod, a, b); }
+PrimExpr operator+(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kAdd, a, b);
+}
+PrimExpr operator-(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kSub, a, b);
+}
+PrimExpr operator*(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kMul, a, b);
+}
+PrimExpr operator+(const PrimExpr& a, int64_t b) {
+  return a + IntImm(b, a->dtype);
+}
+PrimExpr operator*(const PrimExpr& a, int64_t b) {
+  return a * IntImm(b, a->dtype);
+}
+PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kFloorDiv, a, b);
+}
+PrimExpr FloorMod(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kFloorMod, a, b);
+}
 
 }  // namespace tessera::tir

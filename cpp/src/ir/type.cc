@@ -32,12 +32,14 @@ std::string TypeToString(const Type& type) {
   if (!type) return "?";
   if (auto* t = type.as<TensorTypeNode>()) {
     std::string out = "Tensor[(";
-    for (size_t i = 0; i < t->shape.size(); ++i) out += (i ? ", " : "") + std::to_string(t->shape[i]);
+    for (size_t i = 0; i < t->shape.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(t->shape[i]);
     return out + "), " + DTypeName(t->dtype) + "]";
   }
   if (auto* t = type.as<TupleTypeNode>()) {
     std::string out = "(";
-    for (size_t i = 0; i < t->fields.size(); ++i) out += (i ? ", " : "") + TypeToString(t->fields[i]);
+    for (size_t i = 0; i < t->fields.size(); ++i)
+      out += (i ? ", " : "") + TypeToString(t->fields[i]);
     if (t->fields.size() == 1) out += ",";
     return out + ")";
   }
@@ -61,7 +63,8 @@ bool TypeEqual(const Type& a, const Type& b) {
       if (!TypeEqual(p[i], q[i])) return false;
     return true;
   };
-  if (auto* x = a.as<TupleTypeNode>()) return fields_equal(x->fields, b.as<TupleTypeNode>()->fields);
+  if (auto* x = a.as<TupleTypeNode>())
+    return fields_equal(x->fields, b.as<TupleTypeNode>()->fields);
   auto* x = a.as<FuncTypeNode>();
   auto* y = b.as<FuncTypeNode>();
   return fields_equal(x->arg_types, y->arg_types) && TypeEqual(x->ret_type, y->ret_type);

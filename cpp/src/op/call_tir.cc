@@ -7,8 +7,9 @@ namespace tessera::op_defs {
 void RegisterCallTir(OpRegistry& registry) {
   OpDef def;
   def.name = kCallTirOp;
-  def.description = "calls PrimFunc @f with the tuple of inputs; the runtime allocates the "
-                    "outputs of type out_type and passes them as trailing buffers";
+  def.description =
+      "calls PrimFunc @f with the tuple of inputs; the runtime allocates the "
+      "outputs of type out_type and passes them as trailing buffers";
   def.inputs = {"func", "args"};
   def.pattern = OpPatternKind::kOpaque;
   // Checking the arguments against the PrimFunc's buffers needs the module, so type

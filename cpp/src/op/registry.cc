@@ -11,13 +11,20 @@ namespace tessera {
 
 const char* OpPatternKindName(OpPatternKind kind) {
   switch (kind) {
-    case OpPatternKind::kElemwise: return "elemwise";
-    case OpPatternKind::kBroadcast: return "broadcast";
-    case OpPatternKind::kInjective: return "injective";
-    case OpPatternKind::kCommReduce: return "comm_reduce";
-    case OpPatternKind::kOutEWiseFusable: return "out_elemwise_fusable";
-    case OpPatternKind::kTuple: return "tuple";
-    case OpPatternKind::kOpaque: return "opaque";
+    case OpPatternKind::kElemwise:
+      return "elemwise";
+    case OpPatternKind::kBroadcast:
+      return "broadcast";
+    case OpPatternKind::kInjective:
+      return "injective";
+    case OpPatternKind::kCommReduce:
+      return "comm_reduce";
+    case OpPatternKind::kOutEWiseFusable:
+      return "out_elemwise_fusable";
+    case OpPatternKind::kTuple:
+      return "tuple";
+    case OpPatternKind::kOpaque:
+      return "opaque";
   }
   return "?";
 }
@@ -68,20 +75,32 @@ std::vector<std::string> OpRegistry::ListOps() const {
   return names;
 }
 
-Op GetOp(std::string_view name) { return OpRegistry::Global().GetOp(name); }
+Op GetOp(std::string_view name) {
+  return OpRegistry::Global().GetOp(name);
+}
 
 static const char* AttrTypeName(AttrType type) {
   switch (type) {
-    case AttrType::kInt: return "an integer";
-    case AttrType::kFloat: return "a number";
-    case AttrType::kBool: return "a bool";
-    case AttrType::kString: return "a string";
-    case AttrType::kIntArray: return "an array of integers";
-    case AttrType::kNestedIntArray: return "an array of integer arrays";
-    case AttrType::kOptionalInt: return "an integer or None";
-    case AttrType::kOptionalIntArray: return "an array of integers or None";
-    case AttrType::kIntOrIntArray: return "an integer or an array of integers";
-    case AttrType::kOptionalFloat: return "a number or None";
+    case AttrType::kInt:
+      return "an integer";
+    case AttrType::kFloat:
+      return "a number";
+    case AttrType::kBool:
+      return "a bool";
+    case AttrType::kString:
+      return "a string";
+    case AttrType::kIntArray:
+      return "an array of integers";
+    case AttrType::kNestedIntArray:
+      return "an array of integer arrays";
+    case AttrType::kOptionalInt:
+      return "an integer or None";
+    case AttrType::kOptionalIntArray:
+      return "an array of integers or None";
+    case AttrType::kIntOrIntArray:
+      return "an integer or an array of integers";
+    case AttrType::kOptionalFloat:
+      return "a number or None";
   }
   return "?";
 }
@@ -106,7 +125,8 @@ static std::optional<AttrValue> CoerceAttr(const AttrValue& value, AttrType type
       return std::nullopt;
     case AttrType::kBool:
       if (value.is_bool()) return value;
-      if (value.is_int() && (value.AsInt() == 0 || value.AsInt() == 1)) return AttrValue(value.AsInt() == 1);
+      if (value.is_int() && (value.AsInt() == 0 || value.AsInt() == 1))
+        return AttrValue(value.AsInt() == 1);
       return std::nullopt;
     case AttrType::kString:
       if (value.is_string()) return value;
@@ -181,8 +201,8 @@ Call MakeOpCall(std::string_view name, std::vector<Expr> args, const Attrs& attr
   const OpDef& def = registry.Get(name);
   size_t arity = def.inputs.size();
   if (def.variadic ? args.size() < arity : args.size() != arity)
-    TS_THROW(kType) << "op '" << def.name << "' takes " << (def.variadic ? "at least " : "") << arity
-                    << " input(s), got " << args.size();
+    TS_THROW(kType) << "op '" << def.name << "' takes " << (def.variadic ? "at least " : "")
+                    << arity << " input(s), got " << args.size();
   return MakeCall(registry.GetOp(name), std::move(args), NormalizeOpAttrs(def, attrs),
                   std::move(type_args));
 }

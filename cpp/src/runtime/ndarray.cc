@@ -72,7 +72,9 @@ NDArray NDArray::Scalar(double value, DType dtype) {
   return arr;
 }
 
-int64_t NDArray::NumElements() const { return ShapeNumElements(shape_); }
+int64_t NDArray::NumElements() const {
+  return ShapeNumElements(shape_);
+}
 
 size_t NDArray::NumBytes() const {
   return static_cast<size_t>(NumElements()) * static_cast<size_t>(DTypeBytes(dtype_));
@@ -94,34 +96,53 @@ NDArray NDArray::Reshaped(const std::vector<int64_t>& shape) const {
 
 double NDArray::GetFloat(int64_t i) const {
   switch (dtype_) {
-    case DType::kFloat32: return static_cast<const float*>(data_)[i];
-    case DType::kFloat64: return static_cast<const double*>(data_)[i];
-    case DType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(data_)[i]);
-    case DType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(data_)[i]);
-    default: return static_cast<double>(GetInt(i));
+    case DType::kFloat32:
+      return static_cast<const float*>(data_)[i];
+    case DType::kFloat64:
+      return static_cast<const double*>(data_)[i];
+    case DType::kFloat16:
+      return HalfToFloat(static_cast<const uint16_t*>(data_)[i]);
+    case DType::kBFloat16:
+      return BFloat16ToFloat(static_cast<const uint16_t*>(data_)[i]);
+    default:
+      return static_cast<double>(GetInt(i));
   }
 }
 
 int64_t NDArray::GetInt(int64_t i) const {
   switch (dtype_) {
-    case DType::kInt8: return static_cast<const int8_t*>(data_)[i];
-    case DType::kInt32: return static_cast<const int32_t*>(data_)[i];
-    case DType::kInt64: return static_cast<const int64_t*>(data_)[i];
-    case DType::kUInt8: return static_cast<const uint8_t*>(data_)[i];
-    case DType::kBool: return static_cast<const uint8_t*>(data_)[i] != 0;
-    default: return static_cast<int64_t>(GetFloat(i));
+    case DType::kInt8:
+      return static_cast<const int8_t*>(data_)[i];
+    case DType::kInt32:
+      return static_cast<const int32_t*>(data_)[i];
+    case DType::kInt64:
+      return static_cast<const int64_t*>(data_)[i];
+    case DType::kUInt8:
+      return static_cast<const uint8_t*>(data_)[i];
+    case DType::kBool:
+      return static_cast<const uint8_t*>(data_)[i] != 0;
+    default:
+      return static_cast<int64_t>(GetFloat(i));
   }
 }
 
 void NDArray::SetFloat(int64_t i, double v) const {
   switch (dtype_) {
-    case DType::kFloat32: static_cast<float*>(data_)[i] = static_cast<float>(v); return;
-    case DType::kFloat64: static_cast<double*>(data_)[i] = v; return;
-    case DType::kFloat16: static_cast<uint16_t*>(data_)[i] = FloatToHalf(static_cast<float>(v)); return;
+    case DType::kFloat32:
+      static_cast<float*>(data_)[i] = static_cast<float>(v);
+      return;
+    case DType::kFloat64:
+      static_cast<double*>(data_)[i] = v;
+      return;
+    case DType::kFloat16:
+      static_cast<uint16_t*>(data_)[i] = FloatToHalf(static_cast<float>(v));
+      return;
     case DType::kBFloat16:
       static_cast<uint16_t*>(data_)[i] = FloatToBFloat16(static_cast<float>(v));
       return;
-    case DType::kBool: static_cast<uint8_t*>(data_)[i] = v != 0.0; return;
+    case DType::kBool:
+      static_cast<uint8_t*>(data_)[i] = v != 0.0;
+      return;
     default:
       // Float to integer conversion truncates toward zero, as C and NumPy's astype do.
       SetInt(i, std::isfinite(v) ? static_cast<int64_t>(v) : 0);
@@ -131,12 +152,24 @@ void NDArray::SetFloat(int64_t i, double v) const {
 
 void NDArray::SetInt(int64_t i, int64_t v) const {
   switch (dtype_) {
-    case DType::kInt8: static_cast<int8_t*>(data_)[i] = static_cast<int8_t>(v); return;
-    case DType::kInt32: static_cast<int32_t*>(data_)[i] = static_cast<int32_t>(v); return;
-    case DType::kInt64: static_cast<int64_t*>(data_)[i] = v; return;
-    case DType::kUInt8: static_cast<uint8_t*>(data_)[i] = static_cast<uint8_t>(v); return;
-    case DType::kBool: static_cast<uint8_t*>(data_)[i] = v != 0; return;
-    default: SetFloat(i, static_cast<double>(v)); return;
+    case DType::kInt8:
+      static_cast<int8_t*>(data_)[i] = static_cast<int8_t>(v);
+      return;
+    case DType::kInt32:
+      static_cast<int32_t*>(data_)[i] = static_cast<int32_t>(v);
+      return;
+    case DType::kInt64:
+      static_cast<int64_t*>(data_)[i] = v;
+      return;
+    case DType::kUInt8:
+      static_cast<uint8_t*>(data_)[i] = static_cast<uint8_t>(v);
+      return;
+    case DType::kBool:
+      static_cast<uint8_t*>(data_)[i] = v != 0;
+      return;
+    default:
+      SetFloat(i, static_cast<double>(v));
+      return;
   }
 }
 

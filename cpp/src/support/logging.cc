@@ -46,8 +46,14 @@ void InitLoggingFromEnv() {
   }
 }
 
-void LogDebug(const std::string& message) { Logger().debug(message); }
-void LogInfo(const std::string& message) { Logger().info(message); }
-void LogWarn(const std::string& message) { Logger().warn(message); }
+void LogDebug(const std::string& message) {
+  Logger().debug(message);
+}
+void LogInfo(const std::string& message) {
+  Logger().info(message);
+}
+void LogWarn(const std::string& message) {
+  Logger().warn(message);
+}
 
 }  // namespace tessera

@@ -49,7 +49,8 @@ ArgList::ArgList(const std::vector<std::string>& args, const std::vector<std::st
 }
 
 bool ArgList::Has(const std::string& flag) const {
-  return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == flag; });
+  return std::any_of(values_.begin(), values_.end(),
+                     [&](const auto& kv) { return kv.first == flag; });
 }
 
 std::string ArgList::Get(const std::string& key, const std::string& fallback) const {

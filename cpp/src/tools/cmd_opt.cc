@@ -62,12 +62,12 @@ static void ListPassesAndConfigs(bool passes, bool configs) {
 }
 
 int RunOpt(const std::vector<std::string>& raw_args) {
-  ArgList args(raw_args,
-               {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
-                "--print-after-change", "--time-passes", "--verify-each", "--list-passes",
-                "--list-configs"},
-               {"--emit", "-o", "--passes", "--opt-level", "--disable-pass", "--config", "--dump-ir"},
-               "opt");
+  ArgList args(
+      raw_args,
+      {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
+       "--print-after-change", "--time-passes", "--verify-each", "--list-passes", "--list-configs"},
+      {"--emit", "-o", "--passes", "--opt-level", "--disable-pass", "--config", "--dump-ir"},
+      "opt");
   if (args.Has("--help") || args.Has("-h")) {
     std::fputs(kOptHelp, stdout);
     return 0;
@@ -107,9 +107,10 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   std::string level = args.Get("--opt-level", "2");
   char* end = nullptr;
   long opt_level = std::strtol(level.c_str(), &end, 10);
-  if (level.empty() || *end != '\0') TS_THROW(kValue) << "--opt-level expects an integer, got '" << level << "'";
-  PassContext ctx = PassContext::Create(static_cast<int>(opt_level), {}, args.GetAll("--disable-pass"),
-                                        config, instruments);
+  if (level.empty() || *end != '\0')
+    TS_THROW(kValue) << "--opt-level expects an integer, got '" << level << "'";
+  PassContext ctx = PassContext::Create(static_cast<int>(opt_level), {},
+                                        args.GetAll("--disable-pass"), config, instruments);
   if (!args.Get("--passes").empty()) {
     Pass pipeline = ParsePipeline(args.Get("--passes"));
     PassContext::Scope scope(ctx);

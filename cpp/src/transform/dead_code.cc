@@ -70,7 +70,8 @@ Pass DeadCodeElimination() {
           BaseFunc f = result.Lookup(work.back());
           work.pop_back();
           PostOrderVisit(f, [&](const Expr& e) {
-            if (auto* g = e.as<GlobalVarNode>(); g && result.Contains(g->name) && reached.insert(g->name).second)
+            if (auto* g = e.as<GlobalVarNode>();
+                g && result.Contains(g->name) && reached.insert(g->name).second)
               work.push_back(g->name);
           });
         }

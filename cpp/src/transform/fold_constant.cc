@@ -27,7 +27,8 @@ static Expr ValueToExpr(const Value& value) {
 
 Expr TryEvaluateConstantCall(const Expr& expr) {
   auto* call = expr.as<CallNode>();
-  if (!call || !call->op() || call->op()->name == kCallTirOp || !call->op()->def->kernel) return nullptr;
+  if (!call || !call->op() || call->op()->name == kCallTirOp || !call->op()->def->kernel)
+    return nullptr;
   for (const Expr& a : call->args)
     if (!IsConstantValue(a)) return nullptr;
   IRModule mod = IRModule::FromExpr(MakeFunction({}, expr));
@@ -46,7 +47,8 @@ class ConstantFolder : public ExprMutator {
   }
   Expr Rewrite(const Expr&, const Expr& rebuilt) override {
     if (auto* g = rebuilt.as<TupleGetItemNode>()) {
-      if (auto* t = g->tuple.as<TupleNode>(); t && IsConstantValue(g->tuple) && g->index < static_cast<int>(t->fields.size()))
+      if (auto* t = g->tuple.as<TupleNode>();
+          t && IsConstantValue(g->tuple) && g->index < static_cast<int>(t->fields.size()))
         return t->fields[g->index];
       return rebuilt;
     }

@@ -54,7 +54,8 @@ class ScaleFolder : public ExprMutator {
       if (!weight) continue;
       const auto* out_t = original->checked_type().as<TensorTypeNode>();
       const auto* prod_t = orig_mul->args[side]->checked_type().as<TensorTypeNode>();
-      if (!out_t || !prod_t || out_t->shape != prod_t->shape) continue;  // scale must not broadcast the output
+      if (!out_t || !prod_t || out_t->shape != prod_t->shape)
+        continue;  // scale must not broadcast the output
       Expr folded = FoldInto(producer, weight, scale, out_t->ndim());
       if (folded) return folded;
     }
@@ -62,7 +63,8 @@ class ScaleFolder : public ExprMutator {
   }
 
  private:
-  Expr FoldInto(const CallNode* producer, const ConstantNode* weight, const ConstantNode* scale, int ndim) {
+  Expr FoldInto(const CallNode* producer, const ConstantNode* weight, const ConstantNode* scale,
+                int ndim) {
     const std::string& op = producer->op()->name;
     Expr vec;
     std::vector<int64_t> weight_shape;
@@ -86,8 +88,10 @@ class ScaleFolder : public ExprMutator {
       return nullptr;
     }
     if (!vec) return nullptr;
-    Expr reshaped = TryEvaluateConstantCall(MakeOpCall("reshape", {vec}, Attrs{{"newshape", AttrValue::Ints(weight_shape)}}));
-    Expr new_weight = TryEvaluateConstantCall(MakeOpCall("multiply", {producer->args[1], reshaped}));
+    Expr reshaped = TryEvaluateConstantCall(
+        MakeOpCall("reshape", {vec}, Attrs{{"newshape", AttrValue::Ints(weight_shape)}}));
+    Expr new_weight =
+        TryEvaluateConstantCall(MakeOpCall("multiply", {producer->args[1], reshaped}));
     if (!new_weight) return nullptr;
     std::vector<Expr> args = producer->args;
     args[1] = new_weight;
@@ -113,7 +117,9 @@ Pass FoldScaleAxis() {
             for (const Expr& c : ExprChildren(e)) ++uses[c.get()];
           });
           Expr out = ScaleFolder(std::move(uses)).Run(Function(f));
-          if (out.get() != f) result = result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
+          if (out.get() != f)
+            result =
+                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
         }
         return InferTypes(result);
       },

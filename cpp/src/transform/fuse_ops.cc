@@ -15,7 +15,9 @@ namespace {
 
 using Kind = OpPatternKind;
 
-Kind MaxKind(Kind a, Kind b) { return a > b ? a : b; }
+Kind MaxKind(Kind a, Kind b) {
+  return a > b ? a : b;
+}
 
 bool IsScalarConstant(const Expr& e) {
   auto* c = e.as<ConstantNode>();
@@ -117,7 +119,8 @@ class Partitioner {
       for (int o : n.outputs) k = MaxKind(k, EdgePattern(n.ref, nodes[o].ref));
       // Climb from every consumer to the ipdom, combining the tree edges passed.
       for (int o : n.outputs)
-        for (int cur = o; cur != n.ipdom && cur >= 0; cur = nodes[cur].ipdom) k = MaxKind(k, dom_pattern_[cur]);
+        for (int cur = o; cur != n.ipdom && cur >= 0; cur = nodes[cur].ipdom)
+          k = MaxKind(k, dom_pattern_[cur]);
       dom_pattern_[i] = k;
     }
   }
@@ -192,7 +195,8 @@ class Partitioner {
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
     int count = 0;
     for (int r : roots) count += groups_.num_nodes[r];
-    if (std::find(roots.begin(), roots.end(), target) == roots.end()) count += groups_.num_nodes[target];
+    if (std::find(roots.begin(), roots.end(), target) == roots.end())
+      count += groups_.num_nodes[target];
     if (count > max_depth_) return;
     groups_.Merge(src, sink);
     for (int n : path) groups_.Merge(n, sink);
@@ -247,7 +251,8 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
   for (size_t i = 0; i < n; ++i) {
     int root = roots[i];
     if (!in_function(i)) {
-      outer[i] = nodes[i].inputs.empty() ? nodes[i].ref : rebuild(i, [&](int k) { return outer[k]; });
+      outer[i] =
+          nodes[i].inputs.empty() ? nodes[i].ref : rebuild(i, [&](int k) { return outer[k]; });
       continue;
     }
     if (group_output[root] != static_cast<int>(i)) continue;  // built with its group's output
@@ -271,8 +276,9 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
       }
       inner[m] = rebuild(m, [&](int k) { return inner.at(k); });
     }
-    Function fn = MakeFunction(params, inner.at(static_cast<int>(i)), nodes[i].ref->checked_type_or_null(),
-                               Attrs{{attr::kPrimitive, AttrValue(int64_t{1})}});
+    Function fn =
+        MakeFunction(params, inner.at(static_cast<int>(i)), nodes[i].ref->checked_type_or_null(),
+                     Attrs{{attr::kPrimitive, AttrValue(int64_t{1})}});
     outer[i] = MakeCall(fn, args);
     ++fused_count;
   }
@@ -304,7 +310,8 @@ Pass FuseOps(int max_depth) {
             continue;
           Function func(f);
           if (HasLet(func)) {
-            LogWarn("FuseOps: @" + name + " has let bindings; left unfused (convert to graph form first)");
+            LogWarn("FuseOps: @" + name +
+                    " has let bindings; left unfused (convert to graph form first)");
             continue;
           }
           IndexedGraph graph(func);

@@ -63,19 +63,25 @@ class ExprSimplifier : public ExprMutator {
       if (IsConstantFilled(a[0], unit) && SameTensorType(oa[1], original)) return a[1];
     }
     if ((op == "subtract" || op == "divide") && a.size() == 2) {
-      if (IsConstantFilled(a[1], op == "subtract" ? 0.0 : 1.0) && SameTensorType(oa[0], original)) return a[0];
+      if (IsConstantFilled(a[1], op == "subtract" ? 0.0 : 1.0) && SameTensorType(oa[0], original))
+        return a[0];
     }
     // negative(negative(x)) -> x
     if (op == "negative") {
-      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "negative") return inner->args[0];
+      if (auto* inner = a[0].as<CallNode>();
+          inner && inner->op() && inner->op()->name == "negative")
+        return inner->args[0];
     }
     // No-op reshape / cast / copy-free transpose -> x.
     if ((op == "reshape" || op == "cast") && SameTensorType(oa[0], original)) return a[0];
     // reshape(reshape(x)) -> reshape(x)
     if (op == "reshape") {
-      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "reshape") {
+      if (auto* inner = a[0].as<CallNode>();
+          inner && inner->op() && inner->op()->name == "reshape") {
         const auto* t = TensorTypeOf(original);
-        if (t) return MakeOpCall("reshape", {inner->args[0]}, Attrs{{"newshape", AttrValue::Ints(t->shape)}});
+        if (t)
+          return MakeOpCall("reshape", {inner->args[0]},
+                            Attrs{{"newshape", AttrValue::Ints(t->shape)}});
       }
     }
     if (op == "transpose") {
@@ -84,7 +90,8 @@ class ExprSimplifier : public ExprMutator {
       std::vector<int64_t> perm = Permutation(call, t->ndim());
       Expr source = a[0];
       // transpose(transpose(x, p), q) -> transpose(x, p[q]).
-      if (auto* inner = a[0].as<CallNode>(); inner && inner->op() && inner->op()->name == "transpose") {
+      if (auto* inner = a[0].as<CallNode>();
+          inner && inner->op() && inner->op()->name == "transpose") {
         std::vector<int64_t> p = Permutation(inner, t->ndim()), composed;
         for (int64_t q : perm) composed.push_back(p[q]);
         perm = composed;
@@ -113,7 +120,9 @@ Pass SimplifyExpr() {
               GetIntAttr(f, attr::kSkipOptimization))
             continue;
           Expr out = ExprSimplifier().Mutate(Function(f));
-          if (out.get() != f) result = result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
+          if (out.get() != f)
+            result =
+                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
         }
         return InferTypes(result);
       },

@@ -9,7 +9,9 @@ namespace tessera {
 
 namespace {
 
-Expr ScalarLike(double value, DType dtype) { return MakeConstant(NDArray::Scalar(value, dtype)); }
+Expr ScalarLike(double value, DType dtype) {
+  return MakeConstant(NDArray::Scalar(value, dtype));
+}
 
 /// Reshapes a per-channel vector so it broadcasts along `axis` of a rank-`ndim` tensor.
 Expr ExpandToAxis(const Expr& vec, int axis, int ndim) {
@@ -25,7 +27,8 @@ Expr ExpandBatchNorm(const CallNode* bn, const std::vector<Expr>& args) {
   int ndim = t->ndim();
   int axis = static_cast<int>(bn->attrs.GetInt("axis"));
   if (axis < 0) axis += ndim;
-  Expr std_dev = MakeOpCall("sqrt", {MakeOpCall("add", {args[4], ScalarLike(bn->attrs.GetFloat("epsilon"), t->dtype)})});
+  Expr std_dev = MakeOpCall(
+      "sqrt", {MakeOpCall("add", {args[4], ScalarLike(bn->attrs.GetFloat("epsilon"), t->dtype)})});
   Expr scale = MakeOpCall("divide", {ScalarLike(1.0, t->dtype), std_dev});
   if (bn->attrs.GetBool("scale")) scale = MakeOpCall("multiply", {scale, args[1]});
   Expr shift = MakeOpCall("multiply", {MakeOpCall("negative", {args[3]}), scale});
@@ -43,10 +46,13 @@ Expr ExpandLayerNorm(const CallNode* ln, const std::vector<Expr>& args) {
   Attrs reduce{{"axis", AttrValue::Ints({axis})}, {"keepdims", true}};
   Expr centered = MakeOpCall("subtract", {args[0], MakeOpCall("mean", {args[0]}, reduce)});
   Expr var = MakeOpCall("mean", {MakeOpCall("multiply", {centered, centered})}, reduce);
-  Expr inv_std = MakeOpCall("rsqrt", {MakeOpCall("add", {var, ScalarLike(ln->attrs.GetFloat("epsilon"), t->dtype)})});
+  Expr inv_std = MakeOpCall(
+      "rsqrt", {MakeOpCall("add", {var, ScalarLike(ln->attrs.GetFloat("epsilon"), t->dtype)})});
   Expr out = MakeOpCall("multiply", {centered, inv_std});
-  if (ln->attrs.GetBool("scale")) out = MakeOpCall("multiply", {out, ExpandToAxis(args[1], axis, ndim)});
-  if (ln->attrs.GetBool("center")) out = MakeOpCall("add", {out, ExpandToAxis(args[2], axis, ndim)});
+  if (ln->attrs.GetBool("scale"))
+    out = MakeOpCall("multiply", {out, ExpandToAxis(args[1], axis, ndim)});
+  if (ln->attrs.GetBool("center"))
+    out = MakeOpCall("add", {out, ExpandToAxis(args[2], axis, ndim)});
   return out;
 }
 
@@ -57,7 +63,8 @@ class InferenceSimplifier : public ExprMutator {
     return f && (GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler));
   }
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
-    if (auto* call = rebuilt.as<CallNode>(); call && call->op() && call->op()->name == "nn.layer_norm")
+    if (auto* call = rebuilt.as<CallNode>();
+        call && call->op() && call->op()->name == "nn.layer_norm")
       return ExpandLayerNorm(original.as<CallNode>(), call->args);
     auto* item = rebuilt.as<TupleGetItemNode>();
     if (!item) return rebuilt;
@@ -83,7 +90,9 @@ Pass SimplifyInference() {
           auto* f = base.as<FunctionNode>();
           if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler)) continue;
           Expr out = InferenceSimplifier().Mutate(Function(f));
-          if (out.get() != f) result = result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
+          if (out.get() != f)
+            result =
+                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
         }
         return InferTypes(result);
       },

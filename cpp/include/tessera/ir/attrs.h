@@ -17,12 +17,12 @@ class AttrValue {
   enum class Kind { kNone, kBool, kInt, kFloat, kString, kArray };
 
   AttrValue() = default;
-  AttrValue(bool v) : value_(v) {}                          // NOLINT
-  AttrValue(int v) : value_(int64_t{v}) {}                  // NOLINT
-  AttrValue(int64_t v) : value_(v) {}                       // NOLINT
-  AttrValue(double v) : value_(v) {}                        // NOLINT
-  AttrValue(const char* v) : value_(std::string(v)) {}      // NOLINT
-  AttrValue(std::string v) : value_(std::move(v)) {}        // NOLINT
+  AttrValue(bool v) : value_(v) {}                               // NOLINT
+  AttrValue(int v) : value_(int64_t{v}) {}                       // NOLINT
+  AttrValue(int64_t v) : value_(v) {}                            // NOLINT
+  AttrValue(double v) : value_(v) {}                             // NOLINT
+  AttrValue(const char* v) : value_(std::string(v)) {}           // NOLINT
+  AttrValue(std::string v) : value_(std::move(v)) {}             // NOLINT
   AttrValue(std::vector<AttrValue> v) : value_(std::move(v)) {}  // NOLINT
   AttrValue(std::initializer_list<AttrValue> v) : value_(std::vector<AttrValue>(v)) {}
   /// An int array attribute from a list of integers.

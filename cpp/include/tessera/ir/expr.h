@@ -42,7 +42,8 @@ using Expr = Ref<const ExprNode>;
 class VarNode : public ExprNode {
  public:
   VarNode(std::string name_hint, Type type_annotation)
-      : ExprNode(TypeIndex::kVar), name_hint(std::move(name_hint)),
+      : ExprNode(TypeIndex::kVar),
+        name_hint(std::move(name_hint)),
         type_annotation(std::move(type_annotation)) {}
   std::string name_hint;
   Type type_annotation;  ///< may be null for let-bound variables
@@ -54,7 +55,8 @@ using Var = Ref<const VarNode>;
 /// A reference to a global function of the module, by name.
 class GlobalVarNode : public ExprNode {
  public:
-  explicit GlobalVarNode(std::string name) : ExprNode(TypeIndex::kGlobalVar), name(std::move(name)) {}
+  explicit GlobalVarNode(std::string name)
+      : ExprNode(TypeIndex::kGlobalVar), name(std::move(name)) {}
   std::string name;
   static constexpr TypeIndex kFirst = TypeIndex::kGlobalVar;
   static constexpr TypeIndex kLast = TypeIndex::kGlobalVar;
@@ -74,7 +76,8 @@ using Constant = Ref<const ConstantNode>;
 /// A primitive operator, interned by the op registry: one node per op name.
 class OpNode : public ExprNode {
  public:
-  OpNode(std::string name, const OpDef* def) : ExprNode(TypeIndex::kOp), name(std::move(name)), def(def) {}
+  OpNode(std::string name, const OpDef* def)
+      : ExprNode(TypeIndex::kOp), name(std::move(name)), def(def) {}
   std::string name;
   const OpDef* def;  ///< the registry entry; never null
   static constexpr TypeIndex kFirst = TypeIndex::kOp;
@@ -87,8 +90,11 @@ using Op = Ref<const OpNode>;
 class CallNode : public ExprNode {
  public:
   CallNode(Expr callee, std::vector<Expr> args, Attrs attrs, std::vector<Type> type_args)
-      : ExprNode(TypeIndex::kCall), callee(std::move(callee)), args(std::move(args)),
-        attrs(std::move(attrs)), type_args(std::move(type_args)) {}
+      : ExprNode(TypeIndex::kCall),
+        callee(std::move(callee)),
+        args(std::move(args)),
+        attrs(std::move(attrs)),
+        type_args(std::move(type_args)) {}
   Expr callee;
   std::vector<Expr> args;
   Attrs attrs;
@@ -103,7 +109,8 @@ using Call = Ref<const CallNode>;
 /// A tuple of values.
 class TupleNode : public ExprNode {
  public:
-  explicit TupleNode(std::vector<Expr> fields) : ExprNode(TypeIndex::kTuple), fields(std::move(fields)) {}
+  explicit TupleNode(std::vector<Expr> fields)
+      : ExprNode(TypeIndex::kTuple), fields(std::move(fields)) {}
   std::vector<Expr> fields;
   static constexpr TypeIndex kFirst = TypeIndex::kTuple;
   static constexpr TypeIndex kLast = TypeIndex::kTuple;
@@ -126,7 +133,10 @@ using TupleGetItem = Ref<const TupleGetItemNode>;
 class LetNode : public ExprNode {
  public:
   LetNode(Var var, Expr value, Expr body)
-      : ExprNode(TypeIndex::kLet), var(std::move(var)), value(std::move(value)), body(std::move(body)) {}
+      : ExprNode(TypeIndex::kLet),
+        var(std::move(var)),
+        value(std::move(value)),
+        body(std::move(body)) {}
   Var var;
   Expr value;
   Expr body;
@@ -153,8 +163,10 @@ using BaseFunc = Ref<const BaseFuncNode>;
 class FunctionNode : public BaseFuncNode {
  public:
   FunctionNode(std::vector<Var> params, Expr body, Type ret_type, Attrs attrs)
-      : BaseFuncNode(TypeIndex::kFunction, std::move(attrs)), params(std::move(params)),
-        body(std::move(body)), ret_type(std::move(ret_type)) {}
+      : BaseFuncNode(TypeIndex::kFunction, std::move(attrs)),
+        params(std::move(params)),
+        body(std::move(body)),
+        ret_type(std::move(ret_type)) {}
   std::vector<Var> params;
   Expr body;
   Type ret_type;  ///< declared result type; may be null until type inference
@@ -182,7 +194,8 @@ GlobalVar MakeGlobalVar(std::string name);
 /// A constant holding `data`.
 Constant MakeConstant(NDArray data);
 /// A call of a function-valued expression or global (no attribute normalisation).
-Call MakeCall(Expr callee, std::vector<Expr> args, Attrs attrs = {}, std::vector<Type> type_args = {});
+Call MakeCall(Expr callee, std::vector<Expr> args, Attrs attrs = {},
+              std::vector<Type> type_args = {});
 /// A tuple.
 Tuple MakeTuple(std::vector<Expr> fields);
 /// A tuple projection.
@@ -190,7 +203,8 @@ TupleGetItem MakeTupleGetItem(Expr tuple, int index);
 /// A let binding.
 Let MakeLet(Var var, Expr value, Expr body);
 /// A function.
-Function MakeFunction(std::vector<Var> params, Expr body, Type ret_type = nullptr, Attrs attrs = {});
+Function MakeFunction(std::vector<Var> params, Expr body, Type ret_type = nullptr,
+                      Attrs attrs = {});
 /// A copy of `func` with attribute `key` set.
 Function WithAttr(const Function& func, const std::string& key, AttrValue value);
 /// The integer value of function attribute `key` (0 when absent), e.g. Primitive.

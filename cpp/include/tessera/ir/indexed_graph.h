@@ -16,12 +16,12 @@ class IndexedGraph {
  public:
   /// Per-node facts.
   struct Node {
-    Expr ref;                      ///< the sub-expression
-    std::vector<int> inputs;       ///< dataflow inputs, in argument order (may repeat)
-    std::vector<int> outputs;      ///< consumers, ascending and unique
-    bool is_external = false;      ///< the function's result (flows out of the body)
-    int ipdom = -1;                ///< immediate post-dominator, -1 for none
-    int depth = 0;                 ///< depth in the post-dominator tree (root 0)
+    Expr ref;                  ///< the sub-expression
+    std::vector<int> inputs;   ///< dataflow inputs, in argument order (may repeat)
+    std::vector<int> outputs;  ///< consumers, ascending and unique
+    bool is_external = false;  ///< the function's result (flows out of the body)
+    int ipdom = -1;            ///< immediate post-dominator, -1 for none
+    int depth = 0;             ///< depth in the post-dominator tree (root 0)
   };
 
   /// Builds the graph of `func`'s body iteratively (deep graphs are fine).

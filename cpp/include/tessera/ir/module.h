@@ -31,7 +31,9 @@ class IRModule {
   static IRModule FromExpr(const Function& main);
 
   /// Functions in insertion order.
-  const std::vector<std::pair<std::string, BaseFunc>>& functions() const { return node_->functions; }
+  const std::vector<std::pair<std::string, BaseFunc>>& functions() const {
+    return node_->functions;
+  }
   const Attrs& attrs() const { return node_->attrs; }
   /// The function named `name`, or null.
   BaseFunc Find(const std::string& name) const;

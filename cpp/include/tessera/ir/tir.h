@@ -37,7 +37,8 @@ class IntImmNode : public PrimExprNode {
 /// A floating-point literal.
 class FloatImmNode : public PrimExprNode {
  public:
-  FloatImmNode(DType dtype, double value) : PrimExprNode(TypeIndex::kFloatImm, dtype), value(value) {}
+  FloatImmNode(DType dtype, double value)
+      : PrimExprNode(TypeIndex::kFloatImm, dtype), value(value) {}
   double value;
   static constexpr TypeIndex kFirst = TypeIndex::kFloatImm;
   static constexpr TypeIndex kLast = TypeIndex::kFloatImm;
@@ -47,7 +48,8 @@ class FloatImmNode : public PrimExprNode {
 /// node; the name is only for printing.
 class VarNode : public PrimExprNode {
  public:
-  VarNode(std::string name, DType dtype) : PrimExprNode(TypeIndex::kTirVar, dtype), name(std::move(name)) {}
+  VarNode(std::string name, DType dtype)
+      : PrimExprNode(TypeIndex::kTirVar, dtype), name(std::move(name)) {}
   std::string name;
   static constexpr TypeIndex kFirst = TypeIndex::kTirVar;
   static constexpr TypeIndex kLast = TypeIndex::kTirVar;
@@ -56,8 +58,22 @@ using Var = Ref<const VarNode>;
 
 /// Binary operators. Div truncates for integers; FloorDiv/FloorMod round toward -inf.
 enum class BinaryOp {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMin, kMax,
-  kEQ, kNE, kLT, kLE, kGT, kGE, kAnd, kOr,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kFloorMod,
+  kMin,
+  kMax,
+  kEQ,
+  kNE,
+  kLT,
+  kLE,
+  kGT,
+  kGE,
+  kAnd,
+  kOr,
 };
 /// Printed name: "+", "floordiv", "==", ...
 const char* BinaryOpName(BinaryOp op);
@@ -88,7 +104,9 @@ class NotNode : public PrimExprNode {
 class SelectNode : public PrimExprNode {
  public:
   SelectNode(PrimExpr cond, PrimExpr t, PrimExpr f)
-      : PrimExprNode(TypeIndex::kSelect, t->dtype), cond(std::move(cond)), true_value(std::move(t)),
+      : PrimExprNode(TypeIndex::kSelect, t->dtype),
+        cond(std::move(cond)),
+        true_value(std::move(t)),
         false_value(std::move(f)) {}
   PrimExpr cond, true_value, false_value;
   static constexpr TypeIndex kFirst = TypeIndex::kSelect;
@@ -98,7 +116,8 @@ class SelectNode : public PrimExprNode {
 /// Conversion of `value` to `dtype`.
 class CastNode : public PrimExprNode {
  public:
-  CastNode(DType dtype, PrimExpr value) : PrimExprNode(TypeIndex::kCast, dtype), value(std::move(value)) {}
+  CastNode(DType dtype, PrimExpr value)
+      : PrimExprNode(TypeIndex::kCast, dtype), value(std::move(value)) {}
   PrimExpr value;
   static constexpr TypeIndex kFirst = TypeIndex::kCast;
   static constexpr TypeIndex kLast = TypeIndex::kCast;
@@ -182,8 +201,12 @@ const char* ForKindName(ForKind kind);
 class ForNode : public StmtNode {
  public:
   ForNode(Var loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body)
-      : StmtNode(TypeIndex::kFor), loop_var(std::move(loop_var)), min(std::move(min)),
-        extent(std::move(extent)), kind(kind), body(std::move(body)) {}
+      : StmtNode(TypeIndex::kFor),
+        loop_var(std::move(loop_var)),
+        min(std::move(min)),
+        extent(std::move(extent)),
+        kind(kind),
+        body(std::move(body)) {}
   Var loop_var;
   PrimExpr min, extent;
   ForKind kind;
@@ -210,8 +233,13 @@ class BlockNode : public StmtNode {
  public:
   BlockNode(std::string name, std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
             std::vector<BufferRegion> writes, Stmt init, Stmt body)
-      : StmtNode(TypeIndex::kBlock), name(std::move(name)), iter_vars(std::move(iter_vars)),
-        reads(std::move(reads)), writes(std::move(writes)), init(std::move(init)), body(std::move(body)) {}
+      : StmtNode(TypeIndex::kBlock),
+        name(std::move(name)),
+        iter_vars(std::move(iter_vars)),
+        reads(std::move(reads)),
+        writes(std::move(writes)),
+        init(std::move(init)),
+        body(std::move(body)) {}
   std::string name;
   std::vector<IterVar> iter_vars;
   std::vector<BufferRegion> reads, writes;
@@ -225,7 +253,9 @@ class BlockNode : public StmtNode {
 class BufferStoreNode : public StmtNode {
  public:
   BufferStoreNode(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices)
-      : StmtNode(TypeIndex::kBufferStore), buffer(std::move(buffer)), value(std::move(value)),
+      : StmtNode(TypeIndex::kBufferStore),
+        buffer(std::move(buffer)),
+        value(std::move(value)),
         indices(std::move(indices)) {}
   Buffer buffer;
   PrimExpr value;
@@ -249,7 +279,8 @@ class AllocateNode : public StmtNode {
 /// flattens), so equal programs have one form.
 class SeqStmtNode : public StmtNode {
  public:
-  explicit SeqStmtNode(std::vector<Stmt> seq) : StmtNode(TypeIndex::kSeqStmt), seq(std::move(seq)) {}
+  explicit SeqStmtNode(std::vector<Stmt> seq)
+      : StmtNode(TypeIndex::kSeqStmt), seq(std::move(seq)) {}
   std::vector<Stmt> seq;
   static constexpr TypeIndex kFirst = TypeIndex::kSeqStmt;
   static constexpr TypeIndex kLast = TypeIndex::kSeqStmt;
@@ -259,7 +290,9 @@ class SeqStmtNode : public StmtNode {
 class IfThenElseNode : public StmtNode {
  public:
   IfThenElseNode(PrimExpr cond, Stmt then_case, Stmt else_case)
-      : StmtNode(TypeIndex::kIfThenElse), cond(std::move(cond)), then_case(std::move(then_case)),
+      : StmtNode(TypeIndex::kIfThenElse),
+        cond(std::move(cond)),
+        then_case(std::move(then_case)),
         else_case(std::move(else_case)) {}
   PrimExpr cond;
   Stmt then_case, else_case;
@@ -275,8 +308,10 @@ class IfThenElseNode : public StmtNode {
 class PrimFuncNode : public BaseFuncNode {
  public:
   PrimFuncNode(std::vector<Buffer> params, int num_outputs, Stmt body, Attrs attrs)
-      : BaseFuncNode(TypeIndex::kPrimFunc, std::move(attrs)), params(std::move(params)),
-        num_outputs(num_outputs), body(std::move(body)) {}
+      : BaseFuncNode(TypeIndex::kPrimFunc, std::move(attrs)),
+        params(std::move(params)),
+        num_outputs(num_outputs),
+        body(std::move(body)) {}
   std::vector<Buffer> params;
   int num_outputs;
   Stmt body;

@@ -52,7 +52,9 @@ using TupleType = Ref<const TupleTypeNode>;
 class FuncTypeNode : public TypeNode {
  public:
   FuncTypeNode(std::vector<Type> arg_types, Type ret_type)
-      : TypeNode(TypeIndex::kFuncType), arg_types(std::move(arg_types)), ret_type(std::move(ret_type)) {}
+      : TypeNode(TypeIndex::kFuncType),
+        arg_types(std::move(arg_types)),
+        ret_type(std::move(ret_type)) {}
   std::vector<Type> arg_types;
   Type ret_type;
   static constexpr TypeIndex kFirst = TypeIndex::kFuncType;

@@ -32,9 +32,9 @@ enum class AttrType {
   kFloat,
   kBool,
   kString,
-  kIntArray,        ///< [1, 2]
-  kNestedIntArray,  ///< [[0, 0], [1, 1]]
-  kOptionalInt,     ///< int or None
+  kIntArray,          ///< [1, 2]
+  kNestedIntArray,    ///< [[0, 0], [1, 1]]
+  kOptionalInt,       ///< int or None
   kOptionalIntArray,  ///< int array or None
   kIntOrIntArray,     ///< an int or an int array, kept as given (split's indices_or_sections)
   kOptionalFloat,     ///< number or None

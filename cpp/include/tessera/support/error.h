@@ -25,8 +25,7 @@ const char* ErrorKindName(ErrorKind kind);
 /// Exception thrown for every user-facing failure.
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message)
-      : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   /// The category of this failure.
   ErrorKind kind() const { return kind_; }
 
@@ -59,6 +58,6 @@ class ErrorBuilder {
 
 /// Checks an internal invariant; failure is a Tessera bug, reported as kInternal.
 #define TS_ICHECK(COND) \
-  if (COND) {                \
-  } else                     \
+  if (COND) {           \
+  } else                \
     TS_THROW(kInternal) << __FILE__ << ":" << __LINE__ << ": check failed: " #COND ": "
