@@ -1,5 +1,6 @@
 // FoldConstant: evaluates constant sub-graphs with the reference interpreter.
 #include "fold_util.h"
+#include "pass_util.h"
 #include "tessera/backend/interp/interpreter.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/op/op.h"
@@ -40,10 +41,9 @@ namespace {
 class ConstantFolder : public ExprMutator {
  protected:
   bool SkipChildren(const Expr& e) override {
-    // Primitive/Composite/Compiler functions are kernels already; leave their bodies.
-    auto* f = e.as<FunctionNode>();
-    return f && (GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kComposite) ||
-                 f->attrs.Has(attr::kCompiler));
+    // Kernel bodies (and Composite groups inside them) are left for their backend.
+    return IsKernelOrSkipped(e) ||
+           (e.as<FunctionNode>() && e.as<FunctionNode>()->attrs.Has(attr::kComposite));
   }
   Expr Rewrite(const Expr&, const Expr& rebuilt) override {
     if (auto* g = rebuilt.as<TupleGetItemNode>()) {

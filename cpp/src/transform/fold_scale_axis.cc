@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "fold_util.h"
+#include "pass_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/op/op.h"
 #include "tessera/transform/infer_type.h"
@@ -108,20 +109,13 @@ Pass FoldScaleAxis() {
   return CreateModulePass(
       [](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
-        IRModule result = mod;
-        for (const auto& [name, base] : mod.functions()) {
-          auto* f = base.as<FunctionNode>();
-          if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler)) continue;
+        return InferTypes(MapOptimizableFunctions(mod, [](const Function& f) {
           std::unordered_map<const ExprNode*, int> uses;
-          PostOrderVisit(Function(f), [&](const Expr& e) {
+          PostOrderVisit(f, [&](const Expr& e) {
             for (const Expr& c : ExprChildren(e)) ++uses[c.get()];
           });
-          Expr out = ScaleFolder(std::move(uses)).Run(Function(f));
-          if (out.get() != f)
-            result =
-                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
-        }
-        return InferTypes(result);
+          return ScaleFolder(std::move(uses)).Run(f);
+        }));
       },
       PassInfo{"FoldScaleAxis", 3, {}});
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "pass_util.h"
 #include "tessera/ir/indexed_graph.h"
 #include "tessera/op/op.h"
 #include "tessera/support/error.h"
@@ -287,13 +288,6 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
   return MakeFunction(func->params, outer[body], func->ret_type, func->attrs);
 }
 
-bool HasLet(const Function& func) {
-  IndexedGraph graph(func);
-  for (const auto& n : graph.nodes())
-    if (n.ref.as<LetNode>()) return true;
-  return false;
-}
-
 }  // namespace
 
 Pass FuseOps(int max_depth) {
@@ -302,23 +296,16 @@ Pass FuseOps(int max_depth) {
       [max_depth](IRModule mod, const PassContext& ctx) {
         mod = InferTypes(mod);
         int depth = ctx.opt_level() == 0 ? 1 : max_depth;
-        IRModule result = mod;
-        for (const auto& [name, base] : mod.functions()) {
-          const auto* f = base.as<FunctionNode>();
-          if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler) ||
-              GetIntAttr(f, attr::kSkipOptimization))
-            continue;
-          Function func(f);
-          if (HasLet(func)) {
-            LogWarn("FuseOps: @" + name +
-                    " has let bindings; left unfused (convert to graph form first)");
-            continue;
-          }
+        return InferTypes(MapOptimizableFunctions(mod, [depth](const Function& func) -> Expr {
           IndexedGraph graph(func);
+          for (const auto& node : graph.nodes()) {
+            if (!node.ref.as<LetNode>()) continue;
+            LogWarn("FuseOps: a function with let bindings is left unfused (graph form needed)");
+            return func;
+          }
           std::vector<int> roots = Partitioner(graph, depth).Run();
-          result = result.WithFunction(name, Rewrite(func, graph, roots));
-        }
-        return InferTypes(result);
+          return Rewrite(func, graph, roots);
+        }));
       },
       PassInfo{"FuseOps", 0, {}});
 }

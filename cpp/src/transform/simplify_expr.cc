@@ -1,6 +1,7 @@
 // SimplifyExpr: algebraic identities and reshape/transpose chain simplification.
 #include <numeric>
 
+#include "pass_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/op/op.h"
 #include "tessera/transform/infer_type.h"
@@ -44,10 +45,7 @@ std::vector<int64_t> Permutation(const CallNode* call, int ndim) {
 
 class ExprSimplifier : public ExprMutator {
  protected:
-  bool SkipChildren(const Expr& e) override {
-    auto* f = e.as<FunctionNode>();
-    return f && (GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler));
-  }
+  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
 
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     auto* call = rebuilt.as<CallNode>();
@@ -113,18 +111,8 @@ Pass SimplifyExpr() {
   return CreateModulePass(
       [](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
-        IRModule result = mod;
-        for (const auto& [name, base] : mod.functions()) {
-          auto* f = base.as<FunctionNode>();
-          if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler) ||
-              GetIntAttr(f, attr::kSkipOptimization))
-            continue;
-          Expr out = ExprSimplifier().Mutate(Function(f));
-          if (out.get() != f)
-            result =
-                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
-        }
-        return InferTypes(result);
+        return InferTypes(MapOptimizableFunctions(
+            mod, [](const Function& f) { return ExprSimplifier().Mutate(f); }));
       },
       PassInfo{"SimplifyExpr", 0, {}});
 }

@@ -1,4 +1,5 @@
 // SimplifyInference: batch_norm, layer_norm and dropout rewritten for inference.
+#include "pass_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/op/op.h"
 #include "tessera/support/error.h"
@@ -58,10 +59,7 @@ Expr ExpandLayerNorm(const CallNode* ln, const std::vector<Expr>& args) {
 
 class InferenceSimplifier : public ExprMutator {
  protected:
-  bool SkipChildren(const Expr& e) override {
-    auto* f = e.as<FunctionNode>();
-    return f && (GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler));
-  }
+  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     if (auto* call = rebuilt.as<CallNode>();
         call && call->op() && call->op()->name == "nn.layer_norm")
@@ -85,16 +83,8 @@ Pass SimplifyInference() {
   return CreateModulePass(
       [](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
-        IRModule result = mod;
-        for (const auto& [name, base] : mod.functions()) {
-          auto* f = base.as<FunctionNode>();
-          if (!f || GetIntAttr(f, attr::kPrimitive) || f->attrs.Has(attr::kCompiler)) continue;
-          Expr out = InferenceSimplifier().Mutate(Function(f));
-          if (out.get() != f)
-            result =
-                result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
-        }
-        return InferTypes(result);
+        return InferTypes(MapOptimizableFunctions(
+            mod, [](const Function& f) { return InferenceSimplifier().Mutate(f); }));
       },
       PassInfo{"SimplifyInference", 0, {}});
 }
