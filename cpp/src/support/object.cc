@@ -1,24 +1,46 @@
 // Iterative destruction of reference-counted objects.
 #include "tessera/support/object.h"
 
-#include <vector>
+#include <cstdlib>
 
 namespace tessera {
 
-void Object::Destroy(const Object* obj) noexcept {
-  // Deleting a node releases its children; if that recursed, a long chain would
-  // overflow the stack. Instead, children whose count drops to zero while we are
-  // draining are queued here and deleted by the outermost call.
-  thread_local std::vector<const Object*> pending;
-  thread_local bool draining = false;
-  pending.push_back(obj);
-  if (draining) return;
-  draining = true;
-  while (!pending.empty()) {
-    const Object* next = pending.back();
-    pending.pop_back();
-    delete next;
+namespace {
+// Deleting a node releases its children; if that recursed, a long chain would overflow
+// the stack. Instead, children whose count drops to zero while we are draining are
+// queued and deleted by the outermost call. The queue is plain thread-local data with no
+// destructor, so it stays usable while other thread-locals holding handles are being
+// destroyed at thread exit; its buffer is freed whenever the queue drains empty.
+thread_local const Object** queue_data = nullptr;
+thread_local size_t queue_size = 0;
+thread_local size_t queue_capacity = 0;
+thread_local bool draining = false;
+
+bool Push(const Object* obj) {
+  if (queue_size == queue_capacity) {
+    size_t capacity = queue_capacity ? queue_capacity * 2 : 64;
+    void* grown = std::realloc(static_cast<void*>(queue_data), capacity * sizeof(const Object*));
+    if (!grown) return false;
+    queue_data = static_cast<const Object**>(grown);
+    queue_capacity = capacity;
   }
+  queue_data[queue_size++] = obj;
+  return true;
+}
+}  // namespace
+
+void Object::Destroy(const Object* obj) noexcept {
+  if (draining) {
+    // Out of memory for the queue: fall back to recursive deletion rather than leak.
+    if (!Push(obj)) delete obj;
+    return;
+  }
+  draining = true;
+  delete obj;
+  while (queue_size > 0) delete queue_data[--queue_size];
+  std::free(static_cast<void*>(queue_data));
+  queue_data = nullptr;
+  queue_capacity = 0;
   draining = false;
 }
 
