@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "tessera/support/error.h"
@@ -34,6 +35,29 @@ std::vector<int64_t> AttrValue::AsInts(const char* what) const {
     out.push_back(item.AsInt());
   }
   return out;
+}
+
+bool operator==(const AttrValue& a, const AttrValue& b) {
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case AttrValue::Kind::kNone: return true;
+    case AttrValue::Kind::kBool: return a.AsBool() == b.AsBool();
+    case AttrValue::Kind::kInt: return a.AsInt() == b.AsInt();
+    case AttrValue::Kind::kFloat: {
+      double x = a.AsFloat(), y = b.AsFloat();
+      return std::memcmp(&x, &y, sizeof(double)) == 0;
+    }
+    case AttrValue::Kind::kString: return a.AsString() == b.AsString();
+    case AttrValue::Kind::kArray: {
+      const auto& p = a.AsArray();
+      const auto& q = b.AsArray();
+      if (p.size() != q.size()) return false;
+      for (size_t i = 0; i < p.size(); ++i)
+        if (!(p[i] == q[i])) return false;
+      return true;
+    }
+  }
+  return false;
 }
 
 size_t AttrValue::Hash() const {

@@ -45,7 +45,9 @@ class AttrValue {
   /// An int array's elements (throws a value error naming `what` otherwise).
   std::vector<int64_t> AsInts(const char* what = "attribute") const;
 
-  friend bool operator==(const AttrValue& a, const AttrValue& b) { return a.value_ == b.value_; }
+  /// Structural equality: floats compare by bit pattern (so NaN equals the same NaN,
+  /// and 0.0 differs from -0.0), arrays element-wise.
+  friend bool operator==(const AttrValue& a, const AttrValue& b);
   /// Hash consistent with ==.
   size_t Hash() const;
   /// Text form as in the Relay printer: 1, 1.5f, "NCHW", True, None, [1, 2].
