@@ -1,12 +1,426 @@
-// PENDING-HELPER placeholder; replaced wholesale by its owner.
+// tir::Simplify: constant folding, safe identities and affine normal form for index
+// expressions, applied to scalar expressions and to every expression of a statement.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "simplify_util.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 
-namespace tessera {
+namespace tessera::tir {
+namespace {
 
-namespace tir {
-PrimExpr Simplify(const PrimExpr&) { TS_THROW(kInternal) << "PENDING-HELPER: " << __func__; }
-Stmt Simplify(const Stmt&) { TS_THROW(kInternal) << "PENDING-HELPER: " << __func__; }
+using namespace simplify_detail;  // NOLINT: the folding vocabulary
+
+// ---- Affine forms --------------------------------------------------------------------
+
+/// sum(coef * term) + constant over non-affine terms, in first-appearance order.
+struct Linear {
+  std::vector<std::pair<PrimExpr, int64_t>> terms;
+  int64_t constant = 0;
+  bool ok = true;  ///< false after an int64 overflow: the form must not be used
+
+  void AddConstant(int64_t v) {
+    if (__builtin_add_overflow(constant, v, &constant)) ok = false;
+  }
+  void AddTerm(const PrimExpr& term, int64_t coef) {
+    for (auto& [t, c] : terms) {
+      if (ExprEqual(t, term)) {
+        if (__builtin_add_overflow(c, coef, &c)) ok = false;
+        return;
+      }
+    }
+    terms.emplace_back(term, coef);
+  }
+  bool IsConstant() const {
+    for (const auto& tc : terms)
+      if (tc.second != 0) return false;
+    return true;
+  }
+};
+
+void Collect(const PrimExpr& e, int64_t scale, Linear* out) {
+  if (!out->ok) return;
+  if (auto c = ConstInt(e)) {
+    int64_t v;
+    if (__builtin_mul_overflow(*c, scale, &v)) {
+      out->ok = false;
+      return;
+    }
+    out->AddConstant(v);
+    return;
+  }
+  if (auto* b = e.as<BinaryNode>()) {
+    if (b->op == BinaryOp::kAdd || b->op == BinaryOp::kSub) {
+      Collect(b->a, scale, out);
+      int64_t s = scale;
+      if (b->op == BinaryOp::kSub && __builtin_mul_overflow(scale, -1, &s)) {
+        out->ok = false;
+        return;
+      }
+      Collect(b->b, s, out);
+      return;
+    }
+    if (b->op == BinaryOp::kMul) {
+      auto ca = ConstInt(b->a), cb = ConstInt(b->b);
+      if (ca || cb) {
+        int64_t s;
+        if (__builtin_mul_overflow(scale, ca ? *ca : *cb, &s)) {
+          out->ok = false;
+          return;
+        }
+        Collect(ca ? b->b : b->a, s, out);
+        return;
+      }
+    }
+  }
+  out->AddTerm(e, scale);
 }
 
-}  // namespace tessera
+Linear LinearOf(const PrimExpr& e) {
+  Linear l;
+  Collect(e, 1, &l);
+  return l;
+}
+
+/// The canonical expression of an affine form: terms in order (coefficient 1 bare, -1
+/// subtracted, others as term * c), then the constant; null when a value does not fit.
+PrimExpr Rebuild(const Linear& l, DType dtype) {
+  if (!l.ok || !FitsDType(l.constant, dtype)) return nullptr;
+  PrimExpr result;
+  for (const auto& [t, c] : l.terms) {
+    if (c == 0) continue;
+    if (!FitsDType(c, dtype) || c == INT64_MIN) return nullptr;
+    if (!result) {
+      result = c == 1 ? t : MakeBinary(BinaryOp::kMul, t, IntImm(c, dtype));
+    } else if (c > 0) {
+      result = MakeBinary(BinaryOp::kAdd, result,
+                          c == 1 ? t : MakeBinary(BinaryOp::kMul, t, IntImm(c, dtype)));
+    } else {
+      result = MakeBinary(BinaryOp::kSub, result,
+                          c == -1 ? t : MakeBinary(BinaryOp::kMul, t, IntImm(-c, dtype)));
+    }
+  }
+  if (!result) return IntImm(l.constant, dtype);
+  if (l.constant > 0) return MakeBinary(BinaryOp::kAdd, result, IntImm(l.constant, dtype));
+  if (l.constant < 0 && l.constant != INT64_MIN)
+    return MakeBinary(BinaryOp::kSub, result, IntImm(-l.constant, dtype));
+  if (l.constant < 0) return MakeBinary(BinaryOp::kAdd, result, IntImm(l.constant, dtype));
+  return result;
+}
+
+/// `a - b` as an affine form when both sides are index expressions.
+std::optional<int64_t> ConstantDifference(const PrimExpr& a, const PrimExpr& b) {
+  if (!IsIndexType(a->dtype)) return std::nullopt;
+  Linear l;
+  Collect(a, 1, &l);
+  Collect(b, -1, &l);
+  if (!l.ok || !l.IsConstant()) return std::nullopt;
+  return l.constant;
+}
+
+// ---- Rewriting -------------------------------------------------------------------------
+
+PrimExpr SimplifyBinary(const PrimExpr& orig, BinaryOp op, PrimExpr a, PrimExpr b);
+
+/// `a op b`, reusing `orig` when the operands did not change.
+PrimExpr Rebinary(const PrimExpr& orig, BinaryOp op, const PrimExpr& a, const PrimExpr& b) {
+  if (auto* n = orig.as<BinaryNode>())
+    if (n->op == op && n->a.same_as(a) && n->b.same_as(b)) return orig;
+  return MakeBinary(op, a, b);
+}
+
+/// floordiv/floormod of an index expression by a non-zero constant `c`: terms whose
+/// coefficients `c` divides leave the division (c*K + R == K*c + R, so
+/// floordiv(c*K + R, c) == K + floordiv(R, c) and floormod(c*K + R, c) == floormod(R, c)).
+PrimExpr SimplifyDivMod(const PrimExpr& orig, BinaryOp op, const PrimExpr& a, const PrimExpr& b,
+                        int64_t c) {
+  DType dtype = a->dtype;
+  if (c == 1) return op == BinaryOp::kFloorDiv ? a : IntImm(0, dtype);
+  if (c == -1 && op == BinaryOp::kFloorMod) return IntImm(0, dtype);
+  Linear l = LinearOf(a);
+  if (l.ok && c != INT64_MIN) {
+    Linear quotient, rest;
+    for (const auto& [t, coef] : l.terms) {
+      if (coef == 0) continue;
+      if (coef % c == 0)
+        quotient.AddTerm(t, coef / c);
+      else
+        rest.AddTerm(t, coef);
+    }
+    quotient.AddConstant(FloorDivInt(l.constant, c));
+    rest.AddConstant(FloorModInt(l.constant, c));
+    if (!quotient.IsConstant() || quotient.constant != 0) {
+      PrimExpr rest_expr = Rebuild(rest, dtype);
+      if (rest_expr) {
+        // The remainder has no divisible part left, so this recursion ends one level down.
+        PrimExpr inner = SimplifyBinary(nullptr, op, rest_expr, b);
+        if (op == BinaryOp::kFloorMod) return inner;
+        Linear sum = quotient;
+        if (auto k = ConstInt(inner))
+          sum.AddConstant(*k);
+        else
+          sum.AddTerm(inner, 1);
+        PrimExpr result = Rebuild(sum, dtype);
+        if (result) return result;
+      }
+    }
+  }
+  // Nested divisions by positive constants compose.
+  if (auto* inner = a.as<BinaryNode>()) {
+    auto* c1 = inner->b.as<IntImmNode>();
+    if (c1 && c1->value > 0 && c > 0 && inner->op == op) {
+      int64_t prod;
+      if (op == BinaryOp::kFloorDiv && !__builtin_mul_overflow(c1->value, c, &prod) &&
+          FitsDType(prod, dtype))
+        return MakeBinary(op, inner->a, IntImm(prod, dtype));
+      if (op == BinaryOp::kFloorMod && c1->value % c == 0) return MakeBinary(op, inner->a, b);
+    }
+  }
+  return Rebinary(orig, op, a, b);
+}
+
+PrimExpr SimplifyBinary(const PrimExpr& orig, BinaryOp op, PrimExpr a, PrimExpr b) {
+  DType dtype = a->dtype;
+  // Constant folding.
+  if (IsFloat(dtype)) {
+    auto x = ConstFloat(a), y = ConstFloat(b);
+    if (x && y)
+      if (PrimExpr folded = FoldFloat(op, *x, *y, dtype)) return folded;
+    // Only identities that hold for every float value, signed zeros aside.
+    auto is = [](const std::optional<double>& v, double k) { return v && *v == k; };
+    if (op == BinaryOp::kMul && is(y, 1.0)) return a;
+    if (op == BinaryOp::kMul && is(x, 1.0)) return b;
+    if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && is(y, 0.0)) return a;
+    if (op == BinaryOp::kAdd && is(x, 0.0)) return b;
+    return Rebinary(orig, op, a, b);
+  }
+  auto x = ConstInt(a), y = ConstInt(b);
+  if (x && y)
+    if (auto r = FoldInt(op, *x, *y, dtype))
+      return IntImm(*r, IsComparison(op) ? DType::kBool : dtype);
+  switch (op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul: {
+      if (IsIndexType(dtype)) {
+        PrimExpr node = Rebinary(orig, op, a, b);
+        // Already canonical: keep the original node so unchanged IR stays shared.
+        if (PrimExpr canon = Rebuild(LinearOf(node), dtype))
+          return ExprEqual(canon, node) ? node : canon;
+        return node;
+      }
+      if (op != BinaryOp::kMul && y == 0) return a;
+      if (op == BinaryOp::kAdd && x == 0) return b;
+      if (op == BinaryOp::kMul && (y == 1 || x == 1)) return y == 1 ? a : b;
+      if (op == BinaryOp::kMul && (y == 0 || x == 0)) return IntImm(0, dtype);
+      break;
+    }
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod:
+      if (y && *y != 0 && IsIndexType(dtype)) return SimplifyDivMod(orig, op, a, b, *y);
+      break;
+    case BinaryOp::kDiv:
+      if (y == 1) return a;
+      break;
+    case BinaryOp::kMin:
+    case BinaryOp::kMax: {
+      if (ExprEqual(a, b)) return a;
+      if (auto d = ConstantDifference(a, b)) return (*d <= 0) == (op == BinaryOp::kMin) ? a : b;
+      break;
+    }
+    case BinaryOp::kEQ:
+    case BinaryOp::kNE:
+    case BinaryOp::kLT:
+    case BinaryOp::kLE:
+    case BinaryOp::kGT:
+    case BinaryOp::kGE: {
+      std::optional<int64_t> d = ConstantDifference(a, b);
+      if (!d && ExprEqual(a, b)) d = 0;  // integers only: floats were handled above
+      if (d) {
+        bool r = op == BinaryOp::kEQ   ? *d == 0
+                 : op == BinaryOp::kNE ? *d != 0
+                 : op == BinaryOp::kLT ? *d < 0
+                 : op == BinaryOp::kLE ? *d <= 0
+                 : op == BinaryOp::kGT ? *d > 0
+                                       : *d >= 0;
+        return IntImm(r, DType::kBool);
+      }
+      break;
+    }
+    case BinaryOp::kAnd:
+      if (x) return *x ? b : IntImm(0, DType::kBool);
+      if (y) return *y ? a : IntImm(0, DType::kBool);
+      break;
+    case BinaryOp::kOr:
+      if (x) return *x ? IntImm(1, DType::kBool) : b;
+      if (y) return *y ? IntImm(1, DType::kBool) : a;
+      break;
+  }
+  return Rebinary(orig, op, a, b);
+}
+
+PrimExpr Simp(const PrimExpr& e);
+
+std::vector<PrimExpr> SimpAll(const std::vector<PrimExpr>& in, bool* changed) {
+  std::vector<PrimExpr> out;
+  out.reserve(in.size());
+  for (const auto& x : in) {
+    out.push_back(Simp(x));
+    if (!out.back().same_as(x)) *changed = true;
+  }
+  return out;
+}
+
+PrimExpr Simp(const PrimExpr& e) {
+  switch (e->type_index()) {
+    case TypeIndex::kBinary: {
+      auto* n = e.as<BinaryNode>();
+      return SimplifyBinary(e, n->op, Simp(n->a), Simp(n->b));
+    }
+    case TypeIndex::kNot: {
+      auto* n = e.as<NotNode>();
+      PrimExpr a = Simp(n->a);
+      if (auto c = ConstInt(a)) return IntImm(*c == 0, DType::kBool);
+      if (auto* inner = a.as<NotNode>()) return inner->a;
+      return a.same_as(n->a) ? e : MakeNot(a);
+    }
+    case TypeIndex::kSelect: {
+      auto* n = e.as<SelectNode>();
+      PrimExpr c = Simp(n->cond), t = Simp(n->true_value), f = Simp(n->false_value);
+      if (auto v = ConstInt(c)) return *v ? t : f;
+      if (ExprEqual(t, f)) return t;
+      if (c.same_as(n->cond) && t.same_as(n->true_value) && f.same_as(n->false_value)) return e;
+      return MakeSelect(c, t, f);
+    }
+    case TypeIndex::kCast: {
+      auto* n = e.as<CastNode>();
+      PrimExpr v = Simp(n->value);
+      if (v->dtype == n->dtype) return v;
+      if (PrimExpr folded = FoldCast(n->dtype, v)) return folded;
+      return v.same_as(n->value) ? e : MakeCast(n->dtype, v);
+    }
+    case TypeIndex::kBufferLoad: {
+      auto* n = e.as<BufferLoadNode>();
+      bool changed = false;
+      auto indices = SimpAll(n->indices, &changed);
+      return changed ? MakeLoad(n->buffer, std::move(indices)) : e;
+    }
+    case TypeIndex::kIntrinsic: {
+      auto* n = e.as<IntrinsicNode>();
+      bool changed = false;
+      auto args = SimpAll(n->args, &changed);
+      return changed ? MakeIntrinsic(n->name, std::move(args)) : e;
+    }
+    default:
+      return e;  // literals and variables
+  }
+}
+
+Range SimpRange(const Range& r, bool* changed) {
+  Range out{Simp(r.min), Simp(r.extent)};
+  if (!out.min.same_as(r.min) || !out.extent.same_as(r.extent)) *changed = true;
+  return out;
+}
+
+std::vector<BufferRegion> SimpRegions(const std::vector<BufferRegion>& regions, bool* changed) {
+  std::vector<BufferRegion> out;
+  for (const auto& br : regions) {
+    BufferRegion r{br.buffer, {}};
+    for (const auto& range : br.region) r.region.push_back(SimpRange(range, changed));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+bool IsEmpty(const Stmt& s) {
+  auto* seq = s.as<SeqStmtNode>();
+  return seq && seq->seq.empty();
+}
+
+Stmt SimpStmt(const Stmt& s) {
+  if (!s) return s;
+  switch (s->type_index()) {
+    case TypeIndex::kFor: {
+      auto* n = s.as<ForNode>();
+      PrimExpr min = Simp(n->min), extent = Simp(n->extent);
+      auto ext = ConstInt(extent);
+      if (ext && *ext <= 0) return MakeSeq({});
+      Stmt body = SimpStmt(n->body);
+      if (IsEmpty(body)) return body;
+      if (min.same_as(n->min) && extent.same_as(n->extent) && body.same_as(n->body)) return s;
+      return MakeFor(n->loop_var, min, extent, n->kind, body);
+    }
+    case TypeIndex::kBlock: {
+      auto* n = s.as<BlockNode>();
+      bool changed = false;
+      std::vector<IterVar> ivs;
+      for (const auto& iv : n->iter_vars) {
+        IterVar out{iv.var, SimpRange(iv.dom, &changed), iv.kind, Simp(iv.binding)};
+        if (!out.binding.same_as(iv.binding)) changed = true;
+        ivs.push_back(std::move(out));
+      }
+      auto reads = SimpRegions(n->reads, &changed);
+      auto writes = SimpRegions(n->writes, &changed);
+      Stmt init = SimpStmt(n->init), body = SimpStmt(n->body);
+      if (!changed && init.same_as(n->init) && body.same_as(n->body)) return s;
+      return MakeBlock(n->name, std::move(ivs), std::move(reads), std::move(writes), init, body);
+    }
+    case TypeIndex::kBufferStore: {
+      auto* n = s.as<BufferStoreNode>();
+      bool changed = false;
+      auto indices = SimpAll(n->indices, &changed);
+      PrimExpr value = Simp(n->value);
+      if (!changed && value.same_as(n->value)) return s;
+      return MakeStore(n->buffer, value, std::move(indices));
+    }
+    case TypeIndex::kAllocate: {
+      auto* n = s.as<AllocateNode>();
+      Stmt body = SimpStmt(n->body);
+      return body.same_as(n->body) ? s : MakeAllocate(n->buffer, body);
+    }
+    case TypeIndex::kSeqStmt: {
+      auto* n = s.as<SeqStmtNode>();
+      bool changed = false;
+      std::vector<Stmt> seq;
+      for (const auto& x : n->seq) {
+        seq.push_back(SimpStmt(x));
+        if (!seq.back().same_as(x)) changed = true;
+      }
+      return changed ? MakeSeq(std::move(seq)) : s;
+    }
+    case TypeIndex::kIfThenElse: {
+      auto* n = s.as<IfThenElseNode>();
+      PrimExpr cond = Simp(n->cond);
+      if (auto c = ConstInt(cond)) {
+        const Stmt& taken = *c ? n->then_case : n->else_case;
+        return taken ? SimpStmt(taken) : MakeSeq({});
+      }
+      Stmt then_case = SimpStmt(n->then_case), else_case = SimpStmt(n->else_case);
+      if (cond.same_as(n->cond) && then_case.same_as(n->then_case) &&
+          else_case.same_as(n->else_case))
+        return s;
+      return MakeIfThenElse(cond, then_case, else_case);
+    }
+    default:
+      return s;
+  }
+}
+
+}  // namespace
+
+PrimExpr Simplify(const PrimExpr& expr) {
+  TS_ICHECK(expr.defined()) << "Simplify of a null expression";
+  return Simp(expr);
+}
+
+Stmt Simplify(const Stmt& stmt) {
+  return SimpStmt(stmt);
+}
+
+}  // namespace tessera::tir
