@@ -5,15 +5,16 @@ namespace tessera {
 
 std::vector<PassRegistration> BuiltinPassRegistrations() {
   std::vector<PassRegistration> passes;
-  passes.push_back({"InferType", "infer and check the types of every function", {},
-                    [](const Attrs&) { return InferTypePass(); }});
-  passes.push_back({"PrintIR", "print the module to stderr", {
-                        {"header", AttrValue::Kind::kString, AttrValue(""), "header line text"},
-                        {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false),
-                         "print constants' data"}},
-                    [](const Attrs& o) {
-                      return PrintIR(o.GetString("header"), o.GetBool("show_meta_data"));
-                    }});
+  passes.push_back(
+      {"InferType", "infer and check the types of every function", {}, [](const Attrs&) {
+         return InferTypePass();
+       }});
+  passes.push_back(
+      {"PrintIR",
+       "print the module to stderr",
+       {{"header", AttrValue::Kind::kString, AttrValue(""), "header line text"},
+        {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false), "print constants' data"}},
+       [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }});
   AppendStandardPasses(passes);
   return passes;
 }

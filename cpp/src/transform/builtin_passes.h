@@ -11,5 +11,7 @@ namespace tessera {
 std::vector<PassRegistration> BuiltinPassRegistrations();
 /// Appends the standard optimisation passes (standard_passes.cc).
 void AppendStandardPasses(std::vector<PassRegistration>& passes);
+/// Whether `pass` is a Sequential (SequentialPasses cannot tell an empty one apart).
+bool IsSequential(const Pass& pass);
 
 }  // namespace tessera

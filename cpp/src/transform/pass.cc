@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "builtin_passes.h"
+
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
@@ -24,7 +26,9 @@ std::string PassNode::Describe() const {
          std::to_string(info().opt_level);
 }
 
-IRModule Pass::operator()(const IRModule& mod) const { return (*this)(mod, PassContext::Current()); }
+IRModule Pass::operator()(const IRModule& mod) const {
+  return (*this)(mod, PassContext::Current());
+}
 
 IRModule Pass::operator()(const IRModule& mod, const PassContext& ctx) const {
   TS_ICHECK(node_.defined()) << "calling an undefined pass";
@@ -32,16 +36,18 @@ IRModule Pass::operator()(const IRModule& mod, const PassContext& ctx) const {
   if (!ctx.InstrumentShouldRun(mod, pass_info)) return mod;
   ctx.InstrumentBeforePass(mod, pass_info);
   IRModule result;
-  bool check_immutable = ctx.GetConfigBool("testing.immutable_module");
-  size_t before_hash = check_immutable ? StructuralHash(mod) : 0;
   try {
+    bool check_immutable = ctx.GetConfigBool("testing.immutable_module");
+    size_t before_hash = check_immutable ? StructuralHash(mod) : 0;
     result = node_->Transform(mod, ctx);
+    if (!result.get()) TS_THROW(kValue) << "pass '" << pass_info.name << "' returned a null module";
+    // A failed check is a failure of this pass, so instruments see RunAfterPassFailed.
+    if (check_immutable && StructuralHash(mod) != before_hash)
+      TS_THROW(kInternal) << "pass '" << pass_info.name << "' modified its input module in place";
   } catch (...) {
     ctx.InstrumentAfterPassFailed(mod, pass_info);
     throw;
   }
-  if (check_immutable && StructuralHash(mod) != before_hash)
-    TS_THROW(kInternal) << "pass '" << pass_info.name << "' modified its input module in place";
   ctx.InstrumentAfterPass(result, pass_info);
   return result;
 }
@@ -79,7 +85,8 @@ class FunctionPassNode : public PassNode {
       const auto* func = base.as<FunctionNode>();
       if (!func || (!include_all_ && SkipFunction(func))) continue;
       Function updated = fn_(Function(func), mod, ctx);
-      if (!updated) TS_THROW(kValue) << "function pass '" << info_.name << "' returned null for @" << name;
+      if (!updated)
+        TS_THROW(kValue) << "function pass '" << info_.name << "' returned null for @" << name;
       if (updated.get() == func) continue;
       result = result.WithFunction(name, updated);
       changed = true;
@@ -143,22 +150,35 @@ class SequentialNode : public PassNode {
       if (!ctx.PassEnabled(pass.info())) continue;
       // Dependencies run every time, through the full instrumented call (as in TVM), so
       // instruments see them; they are not gated by opt_level.
-      for (const std::string& dep : pass.info().required) current = GetPass(dep)(current, ctx);
+      for (const std::string& dep : pass.info().required)
+        current = Dependency(pass, dep)(current, ctx);
       current = pass(current, ctx);
     }
     return current;
   }
   std::string ToPipelineString() const override {
     std::string opts;
-    if (info_.name != "sequential" && info_.name != "pipeline") opts += "name=" + info_.name;
-    if (info_.opt_level != 0) opts += std::string(opts.empty() ? "" : ",") + "opt_level=" + std::to_string(info_.opt_level);
+    if (info_.name != "sequential") opts += "name=" + info_.name;
+    if (info_.opt_level != 0)
+      opts += std::string(opts.empty() ? "" : ",") + "opt_level=" + std::to_string(info_.opt_level);
     std::string out = "Sequential" + (opts.empty() ? "" : "{" + opts + "}") + "(";
-    for (size_t i = 0; i < passes_.size(); ++i) out += (i ? "," : "") + passes_[i].ToPipelineString();
+    for (size_t i = 0; i < passes_.size(); ++i)
+      out += (i ? "," : "") + passes_[i].ToPipelineString();
     return out + ")";
   }
   const std::vector<Pass>& passes() const { return passes_; }
 
  private:
+  /// Registered pass `dep` required by `pass`; an unknown name says who required it.
+  static Pass Dependency(const Pass& pass, const std::string& dep) {
+    try {
+      return GetPass(dep);
+    } catch (const Error& e) {
+      throw Error(e.kind(),
+                  "pass '" + pass.info().name + "' requires pass '" + dep + "': " + e.what());
+    }
+  }
+
   std::vector<Pass> passes_;
   PassInfo info_;
 };
@@ -202,8 +222,12 @@ Pass Sequential(std::vector<Pass> passes, std::string name, int opt_level,
                 std::vector<std::string> required) {
   for (const auto& p : passes)
     if (!p.defined()) TS_THROW(kValue) << "Sequential '" << name << "' given an undefined pass";
-  return Pass(MakeNode<const SequentialNode>(std::move(passes),
-                                             PassInfo{std::move(name), opt_level, std::move(required)}));
+  return Pass(MakeNode<const SequentialNode>(
+      std::move(passes), PassInfo{std::move(name), opt_level, std::move(required)}));
+}
+
+bool IsSequential(const Pass& pass) {
+  return dynamic_cast<const SequentialNode*>(pass.get()) != nullptr;
 }
 
 std::vector<Pass> SequentialPasses(const Pass& pass) {

@@ -36,7 +36,15 @@ ConfigRegistry& Configs() {
   return *registry;
 }
 
+/// Releases one node so Object::Destroy's thread_local queue exists before the stack
+/// below: thread_locals die in reverse order of construction, so the queue then outlives
+/// the stack, whose destructor releases contexts at thread exit.
+struct DestroyQueueWarmUp {
+  DestroyQueueWarmUp() { Ref<PassContextNode> node = MakeNode<PassContextNode>(); }
+};
+
 struct ContextStack {
+  DestroyQueueWarmUp warm_up;  // first member: constructed first, destroyed last
   std::vector<PassContext> stack;
   PassContext default_context = PassContext::Create();
 };
@@ -50,14 +58,25 @@ ContextStack& ThreadStack() {
 
 const char* AttrKindName(AttrValue::Kind kind) {
   switch (kind) {
-    case AttrValue::Kind::kNone: return "None";
-    case AttrValue::Kind::kBool: return "bool";
-    case AttrValue::Kind::kInt: return "int";
-    case AttrValue::Kind::kFloat: return "float";
-    case AttrValue::Kind::kString: return "string";
-    case AttrValue::Kind::kArray: return "array";
+    case AttrValue::Kind::kNone:
+      return "None";
+    case AttrValue::Kind::kBool:
+      return "bool";
+    case AttrValue::Kind::kInt:
+      return "int";
+    case AttrValue::Kind::kFloat:
+      return "float";
+    case AttrValue::Kind::kString:
+      return "string";
+    case AttrValue::Kind::kArray:
+      return "array";
   }
   return "?";
+}
+
+std::string KindWithArticle(AttrValue::Kind kind) {
+  bool vowel = kind == AttrValue::Kind::kInt || kind == AttrValue::Kind::kArray;
+  return std::string(vowel ? "an " : "a ") + AttrKindName(kind);
 }
 
 void RegisterConfigOption(const std::string& key, AttrValue::Kind kind, AttrValue default_value,
@@ -83,10 +102,16 @@ std::vector<ConfigOption> ListConfigs() {
 
 /// The registered option for `key`; throws listing the valid keys.
 static ConfigOption FindConfig(const std::string& key) {
-  for (const ConfigOption& option : ListConfigs())
-    if (option.key == key) return option;
+  {
+    // Every pass run reads testing.immutable_module: look up without copying the table.
+    ConfigRegistry& reg = Configs();
+    std::lock_guard<std::mutex> lock(reg.mutex);
+    auto it = reg.options.find(key);
+    if (it != reg.options.end()) return it->second;
+  }
   std::string valid;
-  for (const ConfigOption& option : ListConfigs()) valid += (valid.empty() ? "" : ", ") + option.key;
+  for (const ConfigOption& option : ListConfigs())
+    valid += (valid.empty() ? "" : ", ") + option.key;
   TS_THROW(kNotFound) << "invalid config option '" << key << "' (valid keys: " << valid << ")";
 }
 
@@ -100,9 +125,12 @@ PassContext PassContext::Create(int opt_level, std::vector<std::string> required
   for (const auto& [key, value] : config.items()) {
     ConfigOption option = FindConfig(key);
     AttrValue v = value;
+    if (v.is_none())
+      TS_THROW(kValue) << "config option '" << key << "' is None (expects "
+                       << KindWithArticle(option.kind) << " value)";
     if (option.kind == AttrValue::Kind::kFloat && v.is_int()) v = AttrValue(v.AsFloat());
     if (v.kind() != option.kind)
-      TS_THROW(kType) << "config option '" << key << "' expects a " << AttrKindName(option.kind)
+      TS_THROW(kType) << "config option '" << key << "' expects " << KindWithArticle(option.kind)
                       << " value, got " << AttrKindName(v.kind()) << " " << v.ToString();
     node->config.Set(key, v);
   }
@@ -136,7 +164,8 @@ bool PassContext::PassEnabled(const PassInfo& info) const {
 static void EnterInstruments(PassContextNode* node) {
   size_t entered = 0;
   try {
-    for (; entered < node->instruments.size(); ++entered) node->instruments[entered]->EnterPassContext();
+    for (; entered < node->instruments.size(); ++entered)
+      node->instruments[entered]->EnterPassContext();
   } catch (...) {
     for (size_t i = entered; i-- > 0;) {
       try {
@@ -160,7 +189,10 @@ static void ExitInstruments(PassContextNode* node) {
   }
 }
 
-void PassContext::OverrideInstruments(std::vector<std::shared_ptr<PassInstrument>> instruments) const {
+void PassContext::OverrideInstruments(
+    std::vector<std::shared_ptr<PassInstrument>> instruments) const {
+  for (const auto& inst : instruments)
+    if (!inst) TS_THROW(kValue) << "null pass instrument";
   ExitInstruments(node_.get());
   node_->instruments = std::move(instruments);
   EnterInstruments(node_.get());
@@ -179,11 +211,16 @@ void PassContext::ExitWithScope() const {
   ExitInstruments(node_.get());
 }
 
-PassContext::Scope::Scope(PassContext ctx) : ctx_(std::move(ctx)) { ctx_.EnterWithScope(); }
+PassContext::Scope::Scope(PassContext ctx)
+    : ctx_(std::move(ctx)), uncaught_(std::uncaught_exceptions()) {
+  ctx_.EnterWithScope();
+}
 
 PassContext::Scope::~Scope() noexcept(false) {
-  // Do not throw from exit hooks while another exception is unwinding the stack.
-  if (std::uncaught_exceptions() > 0) {
+  // Do not throw from exit hooks while an exception is unwinding this scope (throwing
+  // would terminate); compare with the count at entry so a scope used inside another
+  // unwinding destructor still reports its own exit errors.
+  if (std::uncaught_exceptions() > uncaught_) {
     try {
       ctx_.ExitWithScope();
     } catch (...) {

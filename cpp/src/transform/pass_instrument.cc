@@ -2,6 +2,7 @@
 #include "tessera/transform/pass_instrument.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,19 +24,29 @@ struct PassTimingInstrument::Impl {
     std::vector<size_t> children;
   };
   using Clock = std::chrono::steady_clock;
-  std::vector<Node> nodes;  // nodes[0] is a synthetic root
+  std::vector<Node> nodes;                                 // nodes[0] is a synthetic root
   std::vector<std::pair<size_t, Clock::time_point>> open;  // running passes
 
   void Reset() {
     nodes.assign(1, Node{"root", 0, {}});
     open.clear();
   }
-  void Close() {
-    auto [index, start] = open.back();
-    open.pop_back();
-    nodes[index].seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  /// Stops the innermost running pass named `name`. Passes opened above it whose after
+  /// hook never came (another instrument threw before reaching this one) are closed
+  /// too, so one lost hook does not shift every later measurement.
+  void Close(const std::string& name) {
+    size_t k = open.size();
+    while (k > 0 && nodes[open[k - 1].first].name != name) --k;
+    if (k == 0) return;  // not ours: e.g. the context was re-entered mid-pass
+    auto now = Clock::now();
+    while (open.size() >= k) {
+      auto [index, start] = open.back();
+      open.pop_back();
+      nodes[index].seconds = std::chrono::duration<double>(now - start).count();
+    }
   }
-  void Render(size_t index, int depth, double root_total, double parent_total, std::string& out) const {
+  void Render(size_t index, int depth, double root_total, double parent_total,
+              std::string& out) const {
     const Node& n = nodes[index];
     double child_total = 0;
     for (size_t c : n.children) child_total += nodes[c].seconds;
@@ -56,7 +67,9 @@ PassTimingInstrument::PassTimingInstrument()
 
 PassTimingInstrument::~PassTimingInstrument() = default;
 
-void PassTimingInstrument::EnterPassContext() { impl_->Reset(); }
+void PassTimingInstrument::EnterPassContext() {
+  impl_->Reset();
+}
 
 void PassTimingInstrument::RunBeforePass(const IRModule&, const PassInfo& info) {
   size_t parent = impl_->open.empty() ? 0 : impl_->open.back().first;
@@ -66,18 +79,19 @@ void PassTimingInstrument::RunBeforePass(const IRModule&, const PassInfo& info) 
   impl_->open.emplace_back(index, Impl::Clock::now());
 }
 
-void PassTimingInstrument::RunAfterPass(const IRModule&, const PassInfo&) {
-  if (!impl_->open.empty()) impl_->Close();
+void PassTimingInstrument::RunAfterPass(const IRModule&, const PassInfo& info) {
+  impl_->Close(info.name);
 }
 
-void PassTimingInstrument::RunAfterPassFailed(const IRModule&, const PassInfo&) {
+void PassTimingInstrument::RunAfterPassFailed(const IRModule&, const PassInfo& info) {
   // Unlike TVM, a failing pass still closes its timer, so the tree stays consistent.
-  if (!impl_->open.empty()) impl_->Close();
+  impl_->Close(info.name);
 }
 
 std::string PassTimingInstrument::Render() const {
   std::string out;
-  for (size_t c : impl_->nodes[0].children) impl_->Render(c, 0, impl_->nodes[c].seconds, impl_->nodes[c].seconds, out);
+  for (size_t c : impl_->nodes[0].children)
+    impl_->Render(c, 0, impl_->nodes[c].seconds, impl_->nodes[c].seconds, out);
   return out;
 }
 
@@ -93,7 +107,17 @@ static bool Contains(const std::vector<std::string>& names, const std::string& n
 void PrintIRInstrument::RunBeforePass(const IRModule& mod, const PassInfo& info) {
   if (options_.after_change) hash_stack_.push_back(StructuralHash(mod));
   if (!options_.before_all && !Contains(options_.before_passes, info.name)) return;
-  std::fprintf(out_, "// Before Running Pass: %s\n%s\n", info.ToString().c_str(), PrintModule(mod).c_str());
+  std::fprintf(out_, "// Before Running Pass: %s\n%s\n", info.ToString().c_str(),
+               PrintModule(mod).c_str());
+}
+
+void PrintIRInstrument::EnterPassContext() {
+  hash_stack_.clear();
+}
+
+void PrintIRInstrument::RunAfterPassFailed(const IRModule&, const PassInfo&) {
+  // Keep the before-hashes paired with their passes when a failure is caught upstream.
+  if (options_.after_change && !hash_stack_.empty()) hash_stack_.pop_back();
 }
 
 void PrintIRInstrument::RunAfterPass(const IRModule& mod, const PassInfo& info) {
@@ -104,12 +128,14 @@ void PrintIRInstrument::RunAfterPass(const IRModule& mod, const PassInfo& info) 
     if (StructuralHash(mod) != before) print = true;
   }
   if (!print) return;
-  std::fprintf(out_, "// After Running Pass: %s\n%s\n", info.ToString().c_str(), PrintModule(mod).c_str());
+  std::fprintf(out_, "// After Running Pass: %s\n%s\n", info.ToString().c_str(),
+               PrintModule(mod).c_str());
 }
 
 // ---- Dumping -----------------------------------------------------------------------
 
-DumpIRInstrument::DumpIRInstrument(std::string dir) : PassInstrument("DumpIRInstrument"), dir_(std::move(dir)) {}
+DumpIRInstrument::DumpIRInstrument(std::string dir)
+    : PassInstrument("DumpIRInstrument"), dir_(std::move(dir)) {}
 
 void DumpIRInstrument::EnterPassContext() {
   counter_ = 0;
@@ -121,7 +147,11 @@ void DumpIRInstrument::EnterPassContext() {
 void DumpIRInstrument::RunAfterPass(const IRModule& mod, const PassInfo& info) {
   char prefix[16];
   std::snprintf(prefix, sizeof(prefix), "%03d_", counter_++);
-  std::string path = dir_ + "/" + prefix + info.name + ".txt";
+  // Pass names are free-form (a Sequential may be named anything): keep file names safe.
+  std::string stem = info.name;
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  std::string path = dir_ + "/" + prefix + stem + ".txt";
   std::ofstream out(path);
   if (!out) TS_THROW(kIO) << "cannot write IR dump '" << path << "'";
   out << PrintModule(mod);

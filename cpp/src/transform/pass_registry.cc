@@ -36,7 +36,9 @@ Registry& GlobalRegistry() {
 class RegisteredPassNode : public PassNode {
  public:
   RegisteredPassNode(Pass inner, std::string name, Attrs non_default_options)
-      : inner_(std::move(inner)), name_(std::move(name)), options_(std::move(non_default_options)) {}
+      : inner_(std::move(inner)),
+        name_(std::move(name)),
+        options_(std::move(non_default_options)) {}
   const PassInfo& info() const override { return inner_.info(); }
   IRModule Transform(const IRModule& mod, const PassContext& ctx) const override {
     return inner_.get()->Transform(mod, ctx);
@@ -47,9 +49,24 @@ class RegisteredPassNode : public PassNode {
     std::string out = name_ + "{";
     for (size_t i = 0; i < options_.items().size(); ++i) {
       const auto& [k, v] = options_.items()[i];
-      out += (i ? "," : "") + k + "=" + (v.is_string() ? v.AsString() : v.is_bool() ? (v.AsBool() ? "true" : "false") : v.ToString());
+      out += (i ? "," : "") + k + "=" + OptionText(v);
     }
     return out + "}";
+  }
+
+  /// An option value as the pipeline parser reads it back.
+  static std::string OptionText(const AttrValue& v) {
+    if (v.is_bool()) return v.AsBool() ? "true" : "false";
+    if (!v.is_string()) return v.ToString();  // ints; floats print as `1.5f`, which parses
+    const std::string& text = v.AsString();
+    bool plain = !text.empty() && text.find_first_of(",{}()=\"\\ \t\n") == std::string::npos;
+    if (plain) return text;
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "\"";
   }
 
  private:
@@ -59,10 +76,11 @@ class RegisteredPassNode : public PassNode {
 };
 
 /// Parses option text `raw` as the option's kind.
-AttrValue ParseOptionValue(const std::string& pass, const PassOption& option, const std::string& raw) {
+AttrValue ParseOptionValue(const std::string& pass, const PassOption& option,
+                           const std::string& raw) {
   auto fail = [&]() -> AttrValue {
-    TS_THROW(kValue) << "pass '" << pass << "': option '" << option.name << "' expects a "
-                     << AttrKindName(option.kind) << ", got '" << raw << "'";
+    TS_THROW(kValue) << "pass '" << pass << "': option '" << option.name << "' expects "
+                     << KindWithArticle(option.kind) << " value, got '" << raw << "'";
   };
   switch (option.kind) {
     case AttrValue::Kind::kBool:
@@ -76,13 +94,17 @@ AttrValue ParseOptionValue(const std::string& pass, const PassOption& option, co
       return AttrValue(v);
     }
     case AttrValue::Kind::kFloat: {
+      // Accept the printer's `1.5f` form as well as plain numbers.
+      size_t size = raw.size() > 1 && raw.back() == 'f' ? raw.size() - 1 : raw.size();
       double v = 0;
-      auto res = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-      if (res.ec != std::errc() || res.ptr != raw.data() + raw.size()) return fail();
+      auto res = std::from_chars(raw.data(), raw.data() + size, v);
+      if (res.ec != std::errc() || res.ptr != raw.data() + size) return fail();
       return AttrValue(v);
     }
-    case AttrValue::Kind::kString: return AttrValue(raw);
-    default: return fail();
+    case AttrValue::Kind::kString:
+      return AttrValue(raw);
+    default:
+      return fail();
   }
 }
 
@@ -91,7 +113,8 @@ AttrValue ParseOptionValue(const std::string& pass, const PassOption& option, co
 void RegisterPass(PassRegistration registration) {
   Registry& reg = GlobalRegistry();
   std::lock_guard<std::mutex> lock(reg.mutex);
-  TS_ICHECK(!reg.passes.count(registration.name)) << "pass '" << registration.name << "' registered twice";
+  TS_ICHECK(!reg.passes.count(registration.name))
+      << "pass '" << registration.name << "' registered twice";
   TS_ICHECK(registration.factory) << "pass '" << registration.name << "' has no factory";
   std::string name = registration.name;
   reg.passes[name] = std::make_unique<PassRegistration>(std::move(registration));
@@ -106,7 +129,8 @@ std::vector<const PassRegistration*> ListPasses() {
 }
 
 /// Builds a registered pass from raw option strings (pipeline) or typed values.
-static Pass BuildPass(std::string_view name, const std::vector<std::pair<std::string, std::string>>* raw,
+static Pass BuildPass(std::string_view name,
+                      const std::vector<std::pair<std::string, std::string>>* raw,
                       const Attrs* typed) {
   const PassRegistration* registration = nullptr;
   for (const PassRegistration* r : ListPasses())
@@ -126,15 +150,22 @@ static Pass BuildPass(std::string_view name, const std::vector<std::pair<std::st
   };
   Attrs given;
   if (raw)
-    for (const auto& [k, v] : *raw) given.Set(k, ParseOptionValue(registration->name, find_option(k), v));
+    for (const auto& [k, v] : *raw) {
+      const PassOption& option = find_option(k);
+      if (given.Has(k))
+        TS_THROW(kValue) << "pass '" << name << "': option '" << k << "' given twice";
+      given.Set(k, ParseOptionValue(registration->name, option, v));
+    }
   if (typed) {
     for (const auto& [k, v] : typed->items()) {
       const PassOption& option = find_option(k);
       AttrValue value = v;
-      if (option.kind == AttrValue::Kind::kFloat && value.is_int()) value = AttrValue(value.AsFloat());
+      if (option.kind == AttrValue::Kind::kFloat && value.is_int())
+        value = AttrValue(value.AsFloat());
       if (value.kind() != option.kind)
-        TS_THROW(kType) << "pass '" << name << "': option '" << k << "' expects a "
-                        << AttrKindName(option.kind) << ", got " << value.ToString();
+        TS_THROW(kType) << "pass '" << name << "': option '" << k << "' expects "
+                        << KindWithArticle(option.kind) << " value, got "
+                        << AttrKindName(value.kind()) << " " << value.ToString();
       given.Set(k, value);
     }
   }
@@ -148,7 +179,9 @@ static Pass BuildPass(std::string_view name, const std::vector<std::pair<std::st
   return Pass(MakeNode<const RegisteredPassNode>(inner, registration->name, non_default));
 }
 
-Pass GetPass(std::string_view name, const Attrs& options) { return BuildPass(name, nullptr, &options); }
+Pass GetPass(std::string_view name, const Attrs& options) {
+  return BuildPass(name, nullptr, &options);
+}
 
 namespace {
 
@@ -182,6 +215,8 @@ class PipelineParser {
 
   Pass ParseElement() {
     SkipSpace();
+    // Recursion follows Sequential nesting; bound it so hostile input cannot overflow.
+    if (depth_ >= kMaxDepth) Fail("Sequential nested deeper than " + std::to_string(kMaxDepth));
     size_t start = pos_;
     while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
                                    text_[pos_] == '_' || text_[pos_] == '.'))
@@ -205,7 +240,8 @@ class PipelineParser {
         seq_name = v;
       } else if (k == "opt_level") {
         auto res = std::from_chars(v.data(), v.data() + v.size(), opt_level);
-        if (res.ec != std::errc() || res.ptr != v.data() + v.size()) Fail("opt_level must be an integer");
+        if (res.ec != std::errc() || res.ptr != v.data() + v.size())
+          Fail("opt_level must be an integer");
       } else {
         Fail("Sequential takes options 'name' and 'opt_level', got '" + k + "'");
       }
@@ -213,7 +249,9 @@ class PipelineParser {
     SkipSpace();
     if (pos_ >= text_.size() || text_[pos_] != '(') Fail("expected '(' after Sequential");
     ++pos_;
+    ++depth_;
     std::vector<Pass> passes = ParseList();
+    --depth_;
     SkipSpace();
     if (pos_ >= text_.size() || text_[pos_] != ')') Fail("expected ')' closing Sequential");
     ++pos_;
@@ -226,17 +264,43 @@ class PipelineParser {
     while (true) {
       SkipSpace();
       size_t start = pos_;
-      while (pos_ < text_.size() && text_[pos_] != '=' && text_[pos_] != '}' && text_[pos_] != ',') ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '=' && text_[pos_] != '}' && text_[pos_] != ',')
+        ++pos_;
       std::string key = Trim(text_.substr(start, pos_ - start));
       if (key.empty()) Fail("expected an option name");
-      if (pos_ >= text_.size() || text_[pos_] != '=') Fail("expected '=' after option '" + key + "'");
+      if (pos_ >= text_.size() || text_[pos_] != '=')
+        Fail("expected '=' after option '" + key + "'");
       ++pos_;
-      start = pos_;
-      while (pos_ < text_.size() && text_[pos_] != '}' && text_[pos_] != ',') ++pos_;
-      options.emplace_back(key, Trim(text_.substr(start, pos_ - start)));
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        options.emplace_back(key, ParseQuoted());
+        SkipSpace();
+      } else {
+        start = pos_;
+        while (pos_ < text_.size() && text_[pos_] != '}' && text_[pos_] != ',') ++pos_;
+        options.emplace_back(key, Trim(text_.substr(start, pos_ - start)));
+      }
       if (pos_ >= text_.size()) Fail("expected '}' closing the options");
+      if (text_[pos_] != '}' && text_[pos_] != ',')
+        Fail("expected ',' or '}' after option '" + key + "'");
       if (text_[pos_++] == '}') return options;
     }
+  }
+
+  /// A double-quoted value with `\"` and `\\` escapes (for values holding `,` or `}`).
+  std::string ParseQuoted() {
+    size_t open = pos_++;
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
+      out += text_[pos_++];
+    }
+    if (pos_ >= text_.size()) {
+      pos_ = open;
+      Fail("unterminated quoted value");
+    }
+    ++pos_;
+    return out;
   }
 
   static std::string Trim(std::string_view s) {
@@ -247,22 +311,30 @@ class PipelineParser {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
   [[noreturn]] void Fail(const std::string& what) {
-    TS_THROW(kParse) << "pipeline column " << pos_ + 1 << ": " << what << " in '" << text_ << "'";
+    // Quote the pipeline when it is short enough to help; the column locates it anyway.
+    std::string in = text_.size() <= 400 ? " in '" + std::string(text_) + "'" : "";
+    TS_THROW(kParse) << "pipeline column " << pos_ + 1 << ": " << what << in;
   }
 
+  static constexpr int kMaxDepth = 200;
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
 
-Pass ParsePipeline(std::string_view text) { return PipelineParser(text).ParseTop(); }
+Pass ParsePipeline(std::string_view text) {
+  return PipelineParser(text).ParseTop();
+}
 
 std::string PrintPipeline(const Pass& pass) {
   // A top-level "pipeline" Sequential prints as its bare list, the form users write.
-  if (pass.info().name == "pipeline" && pass.info().opt_level == 0 && !SequentialPasses(pass).empty()) {
+  if (IsSequential(pass) && pass.info().name == "pipeline" && pass.info().opt_level == 0 &&
+      pass.info().required.empty()) {
     std::string out;
-    for (const Pass& p : SequentialPasses(pass)) out += (out.empty() ? "" : ",") + p.ToPipelineString();
+    for (const Pass& p : SequentialPasses(pass))
+      out += (out.empty() ? "" : ",") + p.ToPipelineString();
     return out;
   }
   return pass.ToPipelineString();

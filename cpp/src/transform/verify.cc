@@ -46,10 +46,11 @@ class PrimFuncVerifier {
   }
 
   void CheckBuffer(const tir::Buffer& b, size_t rank) {
-    if (!buffers_.count(b.get())) Fail("buffer '" + b->name + "' is not a parameter or allocated in scope");
+    if (!buffers_.count(b.get()))
+      Fail("buffer '" + b->name + "' is not a parameter or allocated in scope");
     if (rank != b->shape.size())
-      Fail("buffer '" + b->name + "' of rank " + std::to_string(b->shape.size()) + " accessed with " +
-           std::to_string(rank) + " indices");
+      Fail("buffer '" + b->name + "' of rank " + std::to_string(b->shape.size()) +
+           " accessed with " + std::to_string(rank) + " indices");
   }
 
   void VerifyRegions(const std::vector<tir::BufferRegion>& regions) {
@@ -67,13 +68,15 @@ class PrimFuncVerifier {
     if (auto* f = s.as<tir::ForNode>()) {
       VerifyExpr(f->min);
       VerifyExpr(f->extent);
-      if (!vars_.insert(f->loop_var.get()).second) Fail("loop variable %" + f->loop_var->name + " is bound twice");
+      if (!vars_.insert(f->loop_var.get()).second)
+        Fail("loop variable %" + f->loop_var->name + " is bound twice");
       VerifyStmt(f->body);
       vars_.erase(f->loop_var.get());
     } else if (auto* b = s.as<tir::BlockNode>()) {
       for (const auto& iv : b->iter_vars) VerifyExpr(iv.binding);
       for (const auto& iv : b->iter_vars)
-        if (!vars_.insert(iv.var.get()).second) Fail("block variable %" + iv.var->name + " is bound twice");
+        if (!vars_.insert(iv.var.get()).second)
+          Fail("block variable %" + iv.var->name + " is bound twice");
       VerifyRegions(b->reads);
       VerifyRegions(b->writes);
       if (b->init) VerifyStmt(b->init);
@@ -96,7 +99,9 @@ class PrimFuncVerifier {
     }
   }
 
-  [[noreturn]] void Fail(const std::string& what) { TS_THROW(kValue) << "in @" << func_ << ": " << what; }
+  [[noreturn]] void Fail(const std::string& what) {
+    TS_THROW(kValue) << "in @" << func_ << ": " << what;
+  }
 
   std::string func_;
   std::unordered_set<const tir::BufferNode*> buffers_;
@@ -110,7 +115,8 @@ void VerifyModule(const IRModule& mod) {
     if (const auto* f = base.as<FunctionNode>()) {
       std::vector<Var> free = FreeVars(Function(f));
       if (!free.empty())
-        TS_THROW(kValue) << "in @" << name << ": variable %" << free[0]->name_hint << " is used but never bound";
+        TS_THROW(kValue) << "in @" << name << ": variable %" << free[0]->name_hint
+                         << " is used but never bound";
     } else if (const auto* pf = base.as<tir::PrimFuncNode>()) {
       PrimFuncVerifier(name).Verify(pf);
     }

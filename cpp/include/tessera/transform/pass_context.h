@@ -32,6 +32,8 @@ void RegisterConfigOption(const std::string& key, AttrValue::Kind kind, AttrValu
 std::vector<ConfigOption> ListConfigs();
 /// "bool", "int", "float", "string", "array".
 const char* AttrKindName(AttrValue::Kind kind);
+/// The kind name with its article, for messages: "a bool", "an int".
+std::string KindWithArticle(AttrValue::Kind kind);
 
 /// The fields of a context. Build one with PassContext::Create, which validates.
 class PassContextNode : public Object {
@@ -113,6 +115,7 @@ class PassContext::Scope {
 
  private:
   PassContext ctx_;
+  int uncaught_;  ///< std::uncaught_exceptions() at entry
 };
 
 }  // namespace tessera

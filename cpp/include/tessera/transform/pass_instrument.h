@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,7 +68,7 @@ class PassTimingInstrument : public PassInstrument {
 struct PrintIROptions {
   bool before_all = false;
   bool after_all = false;
-  bool after_change = false;            ///< after a pass, only if its structural hash changed
+  bool after_change = false;               ///< after a pass, only if its structural hash changed
   std::vector<std::string> before_passes;  ///< print before these passes (by name)
   std::vector<std::string> after_passes;   ///< print after these passes (by name)
 };
@@ -77,9 +78,10 @@ struct PrintIROptions {
 class PrintIRInstrument : public PassInstrument {
  public:
   explicit PrintIRInstrument(PrintIROptions options, std::FILE* out = stdout);
-  bool ShouldRun(const IRModule& mod, const PassInfo& info) override { return true; }
+  void EnterPassContext() override;
   void RunBeforePass(const IRModule& mod, const PassInfo& info) override;
   void RunAfterPass(const IRModule& mod, const PassInfo& info) override;
+  void RunAfterPassFailed(const IRModule& mod, const PassInfo& info) override;
 
  private:
   PrintIROptions options_;

@@ -39,8 +39,10 @@ Pass GetPass(std::string_view name, const Attrs& options = {});
 ///   pipeline := element (',' element)*
 ///   element  := NAME options? | 'Sequential' options? '(' pipeline? ')'
 ///   options  := '{' KEY '=' VALUE (',' KEY '=' VALUE)* '}'
-/// e.g. "InferType,FoldConstant,Sequential{opt_level=2}(FuseOps{max_depth=4})". A top-level
-/// list becomes one Sequential named "pipeline". Errors give the column.
+/// e.g. "InferType,FoldConstant,Sequential{opt_level=2}(FuseOps{max_depth=4})". A VALUE
+/// holding `,`, `}` or spaces is written in double quotes (`\"` and `\\` escape). A
+/// top-level list becomes one Sequential named "pipeline". Errors are parse errors giving
+/// the 1-based column.
 Pass ParsePipeline(std::string_view text);
 /// Prints a pass back in the same syntax; ParsePipeline(PrintPipeline(p)) prints the same.
 std::string PrintPipeline(const Pass& pass);
