@@ -1,0 +1,175 @@
+"""Generation of op builder functions and namespaces from the C++ op registry."""
+import inspect
+import keyword
+import sys
+import types
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _core
+from ..error import TesseraTypeError
+from ..ir import Expr, GlobalVar, Type, as_expr, dtype_name
+
+
+@dataclass(frozen=True)
+class AttrSchema:
+    """One attribute of an op: name, accepted kind, default and description."""
+
+    name: str
+    type: str
+    default: object
+    required: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class OpSchema:
+    """What the registry knows about an op."""
+
+    name: str
+    description: str
+    inputs: tuple
+    variadic: bool
+    pattern: str
+    pattern_value: int
+    attrs: tuple
+
+
+def list_ops():
+    """Names of every registered op, sorted."""
+    return list(_core.list_ops())
+
+
+def get_schema(name):
+    """The OpSchema of op ``name`` (TesseraNotFoundError for an unknown op)."""
+    raw = _core.op_schema(name)
+    attrs = tuple(AttrSchema(**a) for a in raw.pop("attrs"))
+    return OpSchema(attrs=attrs, **raw)
+
+
+def _py_name(name):
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _attr_value(value):
+    """Converts dtype objects to their names; other values go to C++ as they are."""
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return dtype_name(value)
+    return value
+
+
+def _build_signature(schema):
+    params = []
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for name in schema.inputs:
+        params.append(inspect.Parameter(_py_name(name), kind))
+    if schema.variadic:
+        params.append(inspect.Parameter("more_inputs", inspect.Parameter.VAR_POSITIONAL))
+        kind = inspect.Parameter.KEYWORD_ONLY
+    seen_default = False
+    for attr in schema.attrs:
+        if attr.required and not seen_default:
+            params.append(inspect.Parameter(_py_name(attr.name), kind))
+        elif attr.required:
+            # A required attribute after optional ones can only be passed by keyword.
+            params.append(inspect.Parameter(_py_name(attr.name), inspect.Parameter.KEYWORD_ONLY))
+        else:
+            seen_default = True
+            params.append(inspect.Parameter(_py_name(attr.name), kind, default=attr.default))
+    params.sort(key=lambda p: p.kind)
+    return inspect.Signature(params)
+
+
+def _doc(schema):
+    lines = [f"{schema.description}" if schema.description else schema.name, ""]
+    lines.append(f"Op ``{schema.name}`` (pattern: {schema.pattern}).")
+    lines.append("")
+    lines.append("Inputs: " + ", ".join(schema.inputs) + (" (variadic)" if schema.variadic else ""))
+    if schema.attrs:
+        lines.append("")
+        lines.append("Attributes:")
+        for a in schema.attrs:
+            default = "required" if a.required else f"default {a.default!r}"
+            lines.append(f"    {a.name} ({a.type}, {default}): {a.description}")
+    return "\n".join(lines)
+
+
+def make_builder(schema):
+    """The Python builder function of one op."""
+    signature = _build_signature(schema)
+    input_names = [_py_name(n) for n in schema.inputs]
+    attr_names = [(_py_name(a.name), a.name) for a in schema.attrs]
+    op_name = schema.name
+
+    def builder(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise TesseraTypeError(f"op '{op_name}': {err}") from None
+        given = bound.arguments
+        raw_inputs = [given[n] for n in input_names] + list(given.get("more_inputs", ()))
+        like = [v for v in raw_inputs if isinstance(v, Expr)]
+        inputs = [as_expr(v, like, f"op '{op_name}': input '{n}'")
+                  for v, n in zip(raw_inputs, input_names + ["more_inputs"] * len(raw_inputs))]
+        attrs = {name: _attr_value(given[py]) for py, name in attr_names if py in given}
+        return _core.make_op_call(op_name, inputs, attrs)
+
+    short = op_name.rsplit(".", 1)[-1]
+    builder.__name__ = _py_name(short)
+    builder.__qualname__ = builder.__name__
+    builder.__signature__ = signature
+    builder.__doc__ = _doc(schema)
+    builder.schema = schema
+    return builder
+
+
+def _call_tir_builder(schema):
+    def call_tir(func, args, out_type):
+        """Destination-passing call of PrimFunc ``func`` (a GlobalVar or its name) on the
+        tuple ``args``; the runtime allocates outputs of type ``out_type``."""
+        if isinstance(func, str):
+            func = GlobalVar(func)
+        if not isinstance(out_type, Type):
+            raise TesseraTypeError("call_tir: out_type must be a Type")
+        args = as_expr(list(args) if isinstance(args, (list, tuple)) else args, None,
+                       "call_tir: args")
+        return _core.make_op_call(schema.name, [func, args], {}, [out_type])
+
+    call_tir.schema = schema
+    return call_tir
+
+
+def populate(namespace, package_name):
+    """Adds a builder for every registered op to ``namespace`` (the tessera.op package);
+    dotted names go to sub-namespaces (``nn.conv2d`` -> tessera.op.nn.conv2d)."""
+    modules = {}
+    names = []
+    for name in _core.list_ops():
+        schema = get_schema(name)
+        builder = _call_tir_builder(schema) if name == "call_tir" else make_builder(schema)
+        *prefix, short = name.split(".")
+        target = namespace
+        path = package_name
+        for part in prefix:
+            path = f"{path}.{part}"
+            if path not in modules:
+                module = sys.modules.get(path)
+                if not isinstance(module, types.ModuleType) or getattr(module, "_generated", False):
+                    module = types.ModuleType(path, f"Builders of the {path[len(package_name) + 1:]}.* ops.")
+                    module._generated = True
+                    module.__all__ = []
+                    sys.modules[path] = module
+                modules[path] = module
+                if isinstance(target, dict):
+                    target[part] = module
+                else:
+                    setattr(target, part, module)
+            target = modules[path]
+        if isinstance(target, dict):
+            target[_py_name(short)] = builder
+        else:
+            setattr(target, _py_name(short), builder)
+            target.__all__.append(_py_name(short))
+        names.append(name)
+    return names

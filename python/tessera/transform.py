@@ -1,0 +1,229 @@
+"""The pass infrastructure: PassContext, passes, Sequential, Python-defined passes, the
+registered passes as functions, and textual pipelines.
+
+The API follows ``tvm.transform``: ``with PassContext(opt_level=3): mod = seq(mod)``,
+``@module_pass(opt_level=1)`` and ``@function_pass(opt_level=1)`` on functions or classes.
+Python passes are C++ passes calling back into Python, so they run inside C++ Sequentials
+under the same PassContext and instruments as built-in passes.
+"""
+import functools
+import inspect
+import keyword
+
+from . import _core
+from .error import TesseraTypeError
+
+PassInfo = _core.PassInfo
+PassContext = _core.PassContext
+Pass = _core.Pass
+
+
+class ModulePass(Pass):
+    """A pass transforming a whole module."""
+
+
+class FunctionPass(Pass):
+    """A pass transforming each eligible graph function of a module."""
+
+
+class PrimFuncPass(Pass):
+    """A pass transforming each PrimFunc of a module."""
+
+
+class Sequential(Pass):
+    """Runs passes in order, each if the PassContext enables it (disabled, then required,
+    then opt_level), after running its required passes.
+
+    Parameters follow TVM: ``Sequential(passes=None, opt_level=0, name="sequential",
+    required=None)``.
+    """
+
+    def __init__(self, passes=None, opt_level=0, name="sequential", required=None):
+        passes = passes if passes else []
+        if not isinstance(passes, (list, tuple)):
+            raise TypeError("passes must be a list of Pass objects.")
+        required = required if required else []
+        if not isinstance(required, (list, tuple)):
+            raise TypeError("Required is expected to be the type of list/tuple.")
+        for p in passes:
+            if not isinstance(p, Pass):
+                raise TypeError(f"Sequential: expected Pass objects, got a {type(p).__name__}")
+        super().__init__(_core.sequential(list(passes), opt_level, name, list(required)))
+
+
+_KINDS = (
+    ("Run Sequential pass", Sequential),
+    ("Run Function pass", FunctionPass),
+    ("Run PrimFunc pass", PrimFuncPass),
+    ("Run Module pass", ModulePass),
+)
+
+
+def wrap_pass(core_pass):
+    """The same pass as an instance of its Python class (ModulePass, Sequential, ...)."""
+    description = core_pass.describe()
+    cls = next((c for prefix, c in _KINDS if description.startswith(prefix)), Pass)
+    if type(core_pass) is cls:
+        return core_pass
+    obj = cls.__new__(cls)
+    Pass.__init__(obj, core_pass)
+    return obj
+
+
+def _passes_of(self):
+    return [wrap_pass(p) for p in _core.Pass.passes.fget(self)]
+
+
+Sequential.passes = property(_passes_of, doc="The child passes.")
+
+
+def parse_pipeline(text):
+    """Parses a textual pipeline, e.g. ``"InferType,Sequential{opt_level=2}(FuseOps{max_depth=4})"``.
+
+    A top-level list becomes a Sequential named "pipeline"; ``str(pass)`` prints it back.
+    """
+    return wrap_pass(_core.parse_pipeline(text))
+
+
+def get_pass(name, **options):
+    """Builds registered pass ``name`` with typed ``options``."""
+    return wrap_pass(_core.get_pass(name, options))
+
+
+def list_passes():
+    """Every registered pass: {name: {"description", "options": [{name, type, default,
+    description}]}}, sorted by name."""
+    return {p["name"]: {"description": p["description"], "options": p["options"]}
+            for p in _core.list_passes()}
+
+
+def _check_required(required):
+    required = required if required else []
+    if not isinstance(required, (list, tuple)):
+        raise TypeError("Required is expected to be the type of list/tuple.")
+    return list(required)
+
+
+def _wrap_class_pass(pass_cls, pass_info, base, method, make):
+    """A class whose instances are passes calling ``pass_cls(...).<method>``."""
+
+    class PyPass(base):
+        def __init__(self, *args, **kwargs):
+            inst = pass_cls(*args, **kwargs)
+            # The callback closes over the user instance, not self, to avoid a cycle.
+            transform = getattr(inst, method)
+
+            def _pass_func(*call_args):
+                return transform(*call_args)
+
+            base.__init__(self, make(_pass_func, pass_info))
+            self.__dict__["_inst"] = inst
+
+        def __getattr__(self, name):
+            inst = self.__dict__.get("_inst")
+            if inst is None:
+                raise AttributeError(name)
+            return getattr(inst, name)
+
+    functools.update_wrapper(PyPass.__init__, pass_cls.__init__)
+    PyPass.__name__ = pass_cls.__name__
+    PyPass.__qualname__ = pass_cls.__qualname__
+    PyPass.__doc__ = pass_cls.__doc__
+    PyPass.__module__ = pass_cls.__module__
+    return PyPass
+
+
+def module_pass(pass_func=None, opt_level=None, name=None, required=None):
+    """Turns ``f(mod, ctx) -> IRModule`` (or a class with ``transform_module``) into a
+    ModulePass. Usable as ``@module_pass(opt_level=1)`` or ``module_pass(f, opt_level=1)``;
+    the name defaults to the function's or class's name. On a class it returns a class
+    whose instances are passes; unknown attributes fall through to the user's instance."""
+    if opt_level is None:
+        raise ValueError("Please provide opt_level for the module pass.")
+    required = _check_required(required)
+
+    def create_module_pass(pass_arg):
+        if not callable(pass_arg):
+            raise TypeError("pass_func must be a callable for Module pass")
+        fname = name if name else pass_arg.__name__
+        info = PassInfo(opt_level, fname, required)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, info, ModulePass, "transform_module",
+                                    _core.create_module_pass)
+        return ModulePass(_core.create_module_pass(pass_arg, info))
+
+    if pass_func:
+        return create_module_pass(pass_func)
+    return create_module_pass
+
+
+def function_pass(pass_func=None, opt_level=None, name=None, required=None, include_all=False):
+    """Turns ``f(func, mod, ctx) -> Function`` (or a class with ``transform_function``)
+    into a FunctionPass applied to each graph function of the module. Functions marked
+    Compiler, SkipOptimization or Primitive are skipped unless ``include_all``."""
+    if opt_level is None:
+        raise ValueError("Please provide opt_level for the function pass.")
+    required = _check_required(required)
+
+    def make(fn, info):
+        return _core.create_function_pass(fn, info, include_all)
+
+    def create_function_pass(pass_arg):
+        if not callable(pass_arg):
+            raise TypeError("pass_func must be a callable for Function pass")
+        fname = name if name else pass_arg.__name__
+        info = PassInfo(opt_level, fname, required)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, info, FunctionPass, "transform_function", make)
+        return FunctionPass(make(pass_arg, info))
+
+    if pass_func:
+        return create_function_pass(pass_func)
+    return create_function_pass
+
+
+def _make_pass_function(entry):
+    name = entry["name"]
+    options = entry["options"]
+    params = []
+    for o in options:
+        pname = o["name"] + "_" if keyword.iskeyword(o["name"]) else o["name"]
+        params.append(inspect.Parameter(pname, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=o["default"]))
+    signature = inspect.Signature(params)
+    mapping = {p.name: o["name"] for p, o in zip(params, options)}
+
+    def factory(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise TesseraTypeError(f"pass '{name}': {err}") from None
+        given = {mapping[k]: v for k, v in bound.arguments.items()}
+        return wrap_pass(_core.get_pass(name, given))
+
+    factory.__name__ = name
+    factory.__qualname__ = name
+    factory.__signature__ = signature
+    lines = [entry["description"], ""]
+    for o in options:
+        lines.append(f"    {o['name']} ({o['type']}, default {o['default']!r}): {o['description']}")
+    factory.__doc__ = "\n".join(lines)
+    return factory
+
+
+def _populate():
+    names = []
+    for entry in _core.list_passes():
+        if entry["name"].isidentifier():
+            globals()[entry["name"]] = _make_pass_function(entry)
+            names.append(entry["name"])
+    return names
+
+
+REGISTERED_PASSES = _populate()
+
+__all__ = [
+    "PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "PrimFuncPass",
+    "Sequential", "module_pass", "function_pass", "parse_pipeline", "get_pass",
+    "list_passes", "wrap_pass",
+] + REGISTERED_PASSES

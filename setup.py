@@ -1,0 +1,59 @@
+"""Builds the tessera._core extension with the project's CMake build and packages it.
+
+The extension and libtessera.so are built in $TESSERA_PIP_BUILD_DIR (default
+<repo>/build-pip) with an $ORIGIN rpath and copied next to the package's Python files,
+so the installed package is self-contained. Extra CMake arguments can be passed in
+$TESSERA_CMAKE_ARGS. Everything is local: `pip install --no-build-isolation .` works offline.
+"""
+import os
+import pathlib
+import shlex
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = pathlib.Path(__file__).resolve().parent
+BUILD_DIR = pathlib.Path(os.environ.get("TESSERA_PIP_BUILD_DIR", ROOT / "build-pip"))
+
+
+class CMakeExtension(Extension):
+    """An extension whose sources CMake knows; setuptools only copies the result."""
+
+    def __init__(self, name):
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        configure = ["cmake", "-S", str(ROOT), "-B", str(BUILD_DIR), *generator,
+                     "-DCMAKE_BUILD_TYPE=Release", f"-DPython3_EXECUTABLE={sys.executable}",
+                     "-DTESSERA_TESTS=OFF", "-DTESSERA_PYTHON=ON",
+                     "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON",
+                     *shlex.split(os.environ.get("TESSERA_CMAKE_ARGS", ""))]
+        subprocess.check_call(configure)
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
+        subprocess.check_call(["cmake", "--build", str(BUILD_DIR), "--target", "_core",
+                               "--parallel", jobs])
+        target = pathlib.Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        built = sorted((BUILD_DIR / "python" / "tessera").glob("_core*.so"))
+        if not built:
+            raise RuntimeError(f"CMake did not produce tessera/_core*.so in {BUILD_DIR}")
+        shutil.copy2(built[0], target)
+        # The extension finds libtessera.so next to itself ($ORIGIN rpath).
+        shutil.copy2((BUILD_DIR / "libtessera.so").resolve(), target.parent / "libtessera.so")
+
+
+(BUILD_DIR / "egg-info").mkdir(parents=True, exist_ok=True)
+setup(
+    ext_modules=[CMakeExtension("tessera._core")],
+    cmdclass={"build_ext": CMakeBuild},
+    # Keep setuptools' scratch files out of the source tree and the CMake build dirs.
+    options={"build": {"build_base": str(BUILD_DIR / "setuptools")},
+             "egg_info": {"egg_base": str(BUILD_DIR / "egg-info")}},
+    zip_safe=False,
+)
