@@ -269,5 +269,54 @@ TEST(PipelineCli, OptRunsPassesWithPrintingTimingAndVerification) {
   fs::remove_all(templ);
 }
 
+TEST(PipelineCli, OptSaysWhatItSkipsAndRejectsBadNames) {
+  namespace fs = std::filesystem;
+  std::string templ = (fs::temp_directory_path() / "tessera_opt_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+  std::string file = templ + "/in.txt";
+  {
+    std::ofstream f(file);
+    f << PrintModule(ToyModule());
+  }
+  std::string cli = std::string(TESSERA_CLI_PATH) + " opt ";
+  // A pass above the opt level is skipped with a note; required or a higher level runs it.
+  auto [skip_status, skip_out] = RunCommand(cli + file + " --passes EliminateCommonSubexpr");
+  EXPECT_EQ(skip_status, 0) << skip_out;
+  EXPECT_NE(skip_out.find("note: EliminateCommonSubexpr needs opt_level 3 and is skipped at "
+                          "--opt-level 2"),
+            std::string::npos)
+      << skip_out;
+  auto [req_status, req_out] = RunCommand(cli + file +
+                                          " --passes EliminateCommonSubexpr"
+                                          " --required-pass EliminateCommonSubexpr --time-passes");
+  EXPECT_EQ(req_status, 0) << req_out;
+  EXPECT_EQ(req_out.find("note:"), std::string::npos) << req_out;
+  EXPECT_NE(req_out.find("EliminateCommonSubexpr: "), std::string::npos) << req_out;
+  // Unknown pass names, out-of-range levels, directories and extra files are errors.
+  auto [dis_status, dis_out] = RunCommand(cli + file + " --disable-pass Nope");
+  EXPECT_EQ(dis_status, 1);
+  EXPECT_NE(dis_out.find("--disable-pass: unknown pass 'Nope' (registered: "), std::string::npos)
+      << dis_out;
+  auto [lvl_status, lvl_out] = RunCommand(cli + file + " --opt-level 9");
+  EXPECT_EQ(lvl_status, 1);
+  EXPECT_NE(lvl_out.find("from 0 to 4, got '9'"), std::string::npos) << lvl_out;
+  auto [dir_status, dir_out] = RunCommand(cli + templ);
+  EXPECT_EQ(dir_status, 1);
+  EXPECT_NE(dir_out.find("is a directory"), std::string::npos) << dir_out;
+  auto [two_status, two_out] = RunCommand(cli + file + " " + file);
+  EXPECT_EQ(two_status, 2);
+  EXPECT_NE(two_out.find("expected one FILE, got 2"), std::string::npos) << two_out;
+  // JSON errors name the file.
+  std::string json = templ + "/bad.json";
+  {
+    std::ofstream f(json);
+    f << "{\"x\": 1";
+  }
+  auto [json_status, json_out] = RunCommand(cli + json);
+  EXPECT_EQ(json_status, 1);
+  EXPECT_NE(json_out.find(json + ": invalid JSON"), std::string::npos) << json_out;
+  fs::remove_all(templ);
+}
+
 }  // namespace
 }  // namespace tessera::pass_test

@@ -1,5 +1,6 @@
 // CLI helpers: argument scanning and module/file input-output.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -73,6 +74,9 @@ std::string ReadFileOrStdin(const std::string& path) {
     buffer << std::cin.rdbuf();
     return buffer.str();
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    TS_THROW(kIO) << "'" << path << "' is a directory, not a file";
   std::ifstream in(path, std::ios::binary);
   if (!in) TS_THROW(kIO) << "cannot open '" << path << "'";
   buffer << in.rdbuf();
@@ -82,7 +86,14 @@ std::string ReadFileOrStdin(const std::string& path) {
 IRModule LoadModule(const std::string& path) {
   std::string text = ReadFileOrStdin(path);
   size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') return ModuleFromJson(text);
+  if (first != std::string::npos && text[first] == '{') {
+    try {
+      return ModuleFromJson(text);
+    } catch (const Error& e) {
+      // The JSON reader knows positions but not the file; say which file it was.
+      throw Error(e.kind(), (path == "-" ? std::string("<stdin>") : path) + ": " + e.what());
+    }
+  }
   return ParseModule(text, path == "-" ? "<stdin>" : path);
 }
 

@@ -1,4 +1,5 @@
 // `tessera opt FILE`: type-checks a module and prints it as text or JSON.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -20,7 +21,9 @@ static const char* kOptHelp =
     "and prints the result.\n"
     "  --passes PIPELINE     e.g. \"InferType,FoldConstant,FuseOps{max_depth=4}\";\n"
     "                        --list-passes shows the registered passes and options\n"
-    "  --opt-level N         PassContext opt_level (default 2)\n"
+    "  --opt-level N         PassContext opt_level (default 2); a pass whose own level is\n"
+    "                        higher is skipped, with a note on stderr\n"
+    "  --required-pass NAME  run a pass whatever the opt level (repeatable)\n"
     "  --disable-pass NAME   skip a pass inside the pipeline (repeatable)\n"
     "  --config KEY=VALUE    PassContext config (repeatable; --list-configs shows keys)\n"
     "  --print-before-all    print the module before every pass (stdout)\n"
@@ -61,12 +64,52 @@ static void ListPassesAndConfigs(bool passes, bool configs) {
   }
 }
 
+/// Rejects names in --required-pass / --disable-pass that no registered pass has: on the
+/// command line a typo would otherwise silently change nothing.
+static void CheckPassNames(const std::vector<std::string>& names, const char* option) {
+  std::vector<const PassRegistration*> passes = ListPasses();
+  for (const std::string& name : names) {
+    bool known = std::any_of(passes.begin(), passes.end(),
+                             [&](const PassRegistration* r) { return r->name == name; });
+    if (known) continue;
+    std::string valid;
+    for (const PassRegistration* r : passes) valid += (valid.empty() ? "" : ", ") + r->name;
+    TS_THROW(kValue) << option << ": unknown pass '" << name << "' (registered: " << valid << ")";
+  }
+}
+
+/// Says on stderr which passes named in the pipeline the context will skip for their opt
+/// level (TVM's rule, which a user naming a pass does not expect to be silent).
+static void NoteSkippedPasses(const Pass& pipeline, const PassContext& ctx) {
+  std::vector<Pass> work = {pipeline};
+  while (!work.empty()) {
+    Pass pass = work.back();
+    work.pop_back();
+    std::vector<Pass> children = SequentialPasses(pass);
+    if (!children.empty()) {
+      work.insert(work.end(), children.rbegin(), children.rend());
+      continue;
+    }
+    const PassInfo& info = pass.info();
+    const auto& required = ctx.required_pass();
+    const auto& disabled = ctx.disabled_pass();
+    bool is_required = std::find(required.begin(), required.end(), info.name) != required.end();
+    bool is_disabled = std::find(disabled.begin(), disabled.end(), info.name) != disabled.end();
+    if (!is_required && !is_disabled && info.opt_level > ctx.opt_level())
+      std::fprintf(stderr,
+                   "tessera opt: note: %s needs opt_level %d and is skipped at --opt-level %d "
+                   "(raise --opt-level or add --required-pass %s)\n",
+                   info.name.c_str(), info.opt_level, ctx.opt_level(), info.name.c_str());
+  }
+}
+
 int RunOpt(const std::vector<std::string>& raw_args) {
   ArgList args(
       raw_args,
       {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
        "--print-after-change", "--time-passes", "--verify-each", "--list-passes", "--list-configs"},
-      {"--emit", "-o", "--passes", "--opt-level", "--disable-pass", "--config", "--dump-ir"},
+      {"--emit", "-o", "--passes", "--opt-level", "--required-pass", "--disable-pass", "--config",
+       "--dump-ir"},
       "opt");
   if (args.Has("--help") || args.Has("-h")) {
     std::fputs(kOptHelp, stdout);
@@ -77,7 +120,8 @@ int RunOpt(const std::vector<std::string>& raw_args) {
     return 0;
   }
   if (args.positionals().size() != 1) {
-    std::fputs(kOptHelp, stderr);
+    std::fprintf(stderr, "tessera opt: expected one FILE, got %zu\n\n%s", args.positionals().size(),
+                 kOptHelp);
     return 2;
   }
   std::string emit = args.Get("--emit", "text");
@@ -107,12 +151,17 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   std::string level = args.Get("--opt-level", "2");
   char* end = nullptr;
   long opt_level = std::strtol(level.c_str(), &end, 10);
-  if (level.empty() || *end != '\0')
-    TS_THROW(kValue) << "--opt-level expects an integer, got '" << level << "'";
-  PassContext ctx = PassContext::Create(static_cast<int>(opt_level), {},
-                                        args.GetAll("--disable-pass"), config, instruments);
+  if (level.empty() || *end != '\0' || opt_level < 0 || opt_level > 4)
+    TS_THROW(kValue) << "--opt-level expects an integer from 0 to 4, got '" << level << "'";
+  std::vector<std::string> required = args.GetAll("--required-pass");
+  std::vector<std::string> disabled = args.GetAll("--disable-pass");
+  CheckPassNames(required, "--required-pass");
+  CheckPassNames(disabled, "--disable-pass");
+  PassContext ctx =
+      PassContext::Create(static_cast<int>(opt_level), required, disabled, config, instruments);
   if (!args.Get("--passes").empty()) {
     Pass pipeline = ParsePipeline(args.Get("--passes"));
+    NoteSkippedPasses(pipeline, ctx);
     PassContext::Scope scope(ctx);
     mod = pipeline(mod);
   }
