@@ -81,6 +81,7 @@ primfn @add_one(%A: Buffer[(10), float32]) -> (%B: Buffer[(10), float32]) {
   std::vector<NDArray> out = ex.Run({{"x", Iota({10}, 0.0f)}});
   ASSERT_EQ(out.size(), 1u);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(out[0].data_as<float>()[i], 0.5f * i + 1.0f);
+  ExpectMatchesInterpreter(mod, out, {{"x", Iota({10}, 0.0f)}});
   EXPECT_EQ(exe->memory_plan().num_storages, 0);
 }
 
@@ -201,6 +202,16 @@ TEST(RuntimeExecutor, SharedPoolAndConcurrentExecutors) {
       Executor ex(exe, ExecutorOptions{0, pool});
       for (int r = 0; r < 10; ++r)
         if (!ex.Run(in)[0].BitwiseEqual(want[0])) mismatches.fetch_add(1);
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  // One executor called from several threads at once serialises the calls.
+  Executor shared(exe, ExecutorOptions{0, pool});
+  threads.clear();
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 10; ++r)
+        if (!shared.Run(in)[0].BitwiseEqual(want[0])) mismatches.fetch_add(1);
     });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);

@@ -50,6 +50,7 @@ Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions option
 
 std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inputs,
                                        std::vector<double>* kernel_ms) {
+  std::lock_guard<std::mutex> lock(run_mutex_);
   const Executable& exe = *exe_;
   const std::vector<std::string>& names = exe.input_names_;
   std::vector<const NDArray*> given(names.size(), nullptr);

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ class Executable {
   /// Reads what SaveToBytes wrote.
   static std::shared_ptr<Executable> LoadFromBytes(const std::string& bytes);
 
+  /// The graph @main (with its constants) the program was built from.
+  const Function& main() const { return main_; }
+  /// @main's parameter names, in order.
   const std::vector<std::string>& input_names() const { return input_names_; }
   const std::vector<Slot>& slots() const { return slots_; }
   const std::vector<Instruction>& instructions() const { return instructions_; }
@@ -128,7 +132,8 @@ struct BenchmarkResult {
 };
 
 /// Runs an Executable: owns the arena (allocated once) and uses a thread pool. One
-/// Executor runs one call at a time; executors may share an Executable and a pool.
+/// Executor runs one call at a time (concurrent calls wait for each other); executors
+/// may share an Executable and a pool.
 class Executor {
  public:
   explicit Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options = {});
@@ -152,6 +157,7 @@ class Executor {
 
   std::shared_ptr<const Executable> exe_;
   std::shared_ptr<ThreadPool> pool_;
+  std::mutex run_mutex_;  // the arena and buffer tables serve one run at a time
   TsKernelEnv env_;
   NDArray arena_;
   std::vector<KernelFunction> kernels_;
