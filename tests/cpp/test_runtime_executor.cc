@@ -298,5 +298,21 @@ TEST(RuntimeExecutor, ProfileAndBenchmark) {
   ExpectError([&] { ex.Profile({{"x", Iota({8}, 0.0f)}}, 0); }, ErrorKind::kValue, {"repeat"});
 }
 
+TEST(RuntimeExecutor, NoKernelsAndPoolSize) {
+  // @main returning only a parameter and a constant: nothing to run, outputs are copies.
+  Var x = MakeVar("x", MakeTensorType({8}));
+  Constant c = MakeConstant(Iota({8}, 5.0f));
+  IRModule mod = IRModule::FromExpr(MakeFunction({x}, MakeTuple({x, c})));
+  auto exe = runtime::Executable::Create(mod, InterpCodegen(mod, {}, Target("interp")));
+  EXPECT_TRUE(exe->instructions().empty());
+  EXPECT_EQ(exe->memory_plan().arena_bytes, 0u);
+  Executor ex(exe, ExecutorOptions::FromTarget(Target::Parse("interp -num_threads=2")));
+  EXPECT_EQ(ex.pool().num_threads(), 2);
+  std::map<std::string, NDArray> in = {{"x", Iota({8}, 1.0f)}};
+  std::vector<NDArray> out = ex.Run(in);
+  ExpectMatchesInterpreter(mod, out, in);
+  EXPECT_NE(out[1].data(), c->data.data());
+}
+
 }  // namespace
 }  // namespace tessera
