@@ -1,0 +1,167 @@
+// Executable: a lowered @main flattened into kernel calls with a static memory plan, plus
+// the runtime module holding the kernels; Executor runs it. Saved as one file.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/module.h"
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/ndarray.h"
+#include "tessera/runtime/thread_pool.h"
+
+namespace tessera {
+class Target;
+}
+
+namespace tessera::runtime {
+
+/// Where a tensor value lives at run time.
+enum class SlotKind { kInput, kConstant, kIntermediate, kOutput };
+
+/// One tensor value of @main.
+struct Slot {
+  SlotKind kind = SlotKind::kIntermediate;
+  std::vector<int64_t> shape;
+  DType dtype = DType::kFloat32;
+  size_t bytes = 0;
+  int index = -1;     ///< input position, constant index or output-buffer index
+  int storage = -1;   ///< kIntermediate: storage id in the arena
+  size_t offset = 0;  ///< kIntermediate: byte offset in the arena
+};
+
+/// One kernel call: buffers are slots (inputs, then outputs).
+struct Instruction {
+  std::string symbol;
+  std::vector<int> args;
+  int num_outputs = 0;
+};
+
+/// The static memory plan of the intermediates.
+struct MemoryPlanStats {
+  size_t arena_bytes = 0;               ///< peak intermediate bytes (the arena's size)
+  int num_storages = 0;                 ///< storages the intermediates share
+  int num_intermediates = 0;            ///< intermediate tensors
+  size_t total_intermediate_bytes = 0;  ///< what one buffer per intermediate would take
+};
+
+/// A compiled model: the kernel calls of @main in dataflow order and its memory plan.
+class Executable {
+ public:
+  /// Builds from a lowered module whose @main has only params, constants, call_tir to
+  /// PrimFuncs, tuples and tuple projections (else an unsupported error naming the
+  /// construct) and the module holding the kernels (each symbol is looked up now).
+  static std::shared_ptr<Executable> Create(const IRModule& lowered, Module kernels);
+  /// Reads a file written by Save; throws a parse error for a damaged or truncated file.
+  static std::shared_ptr<Executable> Load(const std::string& path);
+  /// Writes the graph, its constants and the module tree to one file.
+  void Save(const std::string& path) const;
+  /// The same as bytes (Save writes these).
+  std::string SaveToBytes() const;
+  /// Reads what SaveToBytes wrote.
+  static std::shared_ptr<Executable> LoadFromBytes(const std::string& bytes);
+
+  /// The graph @main (with its constants) the program was built from.
+  const Function& main() const { return main_; }
+  /// @main's parameter names, in order.
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  const std::vector<Slot>& slots() const { return slots_; }
+  const std::vector<Instruction>& instructions() const { return instructions_; }
+  /// Slots of the (flattened) outputs, in order.
+  const std::vector<int>& output_slots() const { return output_slots_; }
+  const std::vector<NDArray>& constants() const { return constants_; }
+  const MemoryPlanStats& memory_plan() const { return plan_; }
+  const Module& module() const { return module_; }
+  /// The kind of the module defining `symbol` ("interp", "native", ...).
+  std::string ModuleKindOf(const std::string& symbol) const;
+
+ private:
+  Executable() = default;
+  void Build(const Function& main, const std::map<std::string, std::string>& symbol_of);
+
+  Function main_;                               // @main with constants, for Save
+  std::map<std::string, std::string> symbols_;  // PrimFunc global name -> symbol
+  Module module_;
+  std::vector<std::string> input_names_;
+  std::vector<Slot> slots_;
+  std::vector<Instruction> instructions_;
+  std::vector<int> output_slots_;
+  std::vector<NDArray> constants_;
+  int num_output_buffers_ = 0;
+  MemoryPlanStats plan_;
+  friend class Executor;
+};
+
+/// How an Executor runs.
+struct ExecutorOptions {
+  /// Threads of the pool when `pool` is null (0 = all cores).
+  int num_threads = 0;
+  /// A pool to share with other executors (optional).
+  std::shared_ptr<ThreadPool> pool;
+  /// num_threads from a target's `num_threads` option (when its kind has one).
+  static ExecutorOptions FromTarget(const Target& target);
+};
+
+/// Per-kernel profile of some runs.
+struct ProfileRow {
+  std::string symbol;
+  std::string module_kind;
+  int64_t calls = 0;
+  double total_ms = 0;
+  double mean_ms = 0;
+  double share = 0;  ///< fraction of the kernels' total time, 0..1
+};
+
+/// Profile rows (slowest first) and a formatted table.
+struct ProfileReport {
+  std::vector<ProfileRow> rows;
+  double total_ms = 0;
+  std::string table;
+};
+
+/// Whole-run timings in milliseconds.
+struct BenchmarkResult {
+  double median_ms = 0;
+  double p90_ms = 0;
+  double min_ms = 0;
+  double mean_ms = 0;
+  int repeat = 0;
+};
+
+/// Runs an Executable: owns the arena (allocated once) and uses a thread pool. One
+/// Executor runs one call at a time (concurrent calls wait for each other); executors
+/// may share an Executable and a pool.
+class Executor {
+ public:
+  explicit Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options = {});
+
+  /// Runs @main on `inputs` by parameter name; returns the flattened outputs (fresh
+  /// arrays). Throws a value error for unknown/missing names (listing the expected
+  /// ones) and a type error naming the input for a wrong shape or dtype.
+  std::vector<NDArray> Run(const std::map<std::string, NDArray>& inputs);
+  /// Runs `repeat` times timing each kernel call.
+  ProfileReport Profile(const std::map<std::string, NDArray>& inputs, int repeat = 10);
+  /// Runs `warmup` untimed and `repeat` timed times.
+  BenchmarkResult Benchmark(const std::map<std::string, NDArray>& inputs, int warmup = 3,
+                            int repeat = 10);
+
+  const Executable& executable() const { return *exe_; }
+  ThreadPool& pool() const { return *pool_; }
+
+ private:
+  std::vector<NDArray> RunImpl(const std::map<std::string, NDArray>& inputs,
+                               std::vector<double>* kernel_ms);
+
+  std::shared_ptr<const Executable> exe_;
+  std::shared_ptr<ThreadPool> pool_;
+  std::mutex run_mutex_;  // the arena and buffer tables serve one run at a time
+  TsKernelEnv env_;
+  NDArray arena_;
+  std::vector<KernelFunction> kernels_;
+  std::vector<std::vector<void*>> buffers_;  // per instruction, static pointers filled in
+};
+
+}  // namespace tessera::runtime

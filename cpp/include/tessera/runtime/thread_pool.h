@@ -1,0 +1,51 @@
+// A fixed pool of pinned worker threads implementing the kernel ABI's parallel_for.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tessera/runtime/kernel_abi.h"
+
+namespace tessera::runtime {
+
+/// Runs parallel loops on `num_threads` threads: the calling thread plus num_threads - 1
+/// workers, each pinned to a core (failure to pin is only logged). Several threads may
+/// call ParallelFor on one pool at once; idle workers sleep on a condition variable.
+class ThreadPool {
+ public:
+  /// `num_threads` <= 0 means the hardware concurrency.
+  explicit ThreadPool(int num_threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// Total parallelism (workers plus the calling thread).
+  int num_threads() const { return num_threads_; }
+
+  /// Splits [0, n) into at most num_threads() contiguous chunks, runs `body` on each
+  /// (the caller takes chunks too) and returns when all are done. With one thread or
+  /// n <= 1 it runs inline. An exception thrown by `body` is rethrown here.
+  void ParallelFor(int64_t n, TsParallelBody body, void* closure);
+
+ private:
+  struct Job;
+  void WorkerLoop(int index);
+  static void RunChunks(Job& job);
+
+  int num_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Job>> jobs_;  // jobs with chunks still unclaimed
+  bool stop_ = false;
+};
+
+/// The kernel environment whose parallel_for runs on `pool` (serial when null).
+TsKernelEnv KernelEnvFor(ThreadPool* pool);
+
+}  // namespace tessera::runtime

@@ -1,0 +1,65 @@
+// The backend registry: each backend's name, target options, codegen and module loader.
+// Filled on first use by explicit registration functions (see builtin_backends.cc).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/module.h"
+#include "tessera/runtime/module.h"
+#include "tessera/target/target.h"
+
+namespace tessera {
+
+/// Compiles the PrimFuncs of `lowered` whose global symbol (attr `global_symbol`, else
+/// the global name) is in `symbols` into one runtime module.
+using Codegen = std::function<runtime::Module(
+    const IRModule& lowered, const std::vector<std::string>& symbols, const Target& target)>;
+
+/// One backend: a target kind with its option schema, codegen and loader.
+struct Backend {
+  std::string name;
+  std::string description;
+  /// The options `Target`s of this kind accept.
+  std::vector<TargetAttrSpec> attrs;
+  Codegen codegen;
+  /// Reads back modules of kind `name` (may be empty when they cannot be saved).
+  runtime::ModuleLoader loader;
+};
+
+/// The options every CPU backend takes: num_threads (int, 0 = all cores), compiler
+/// (external backends to offload to, each a registered backend name) and libs.
+std::vector<TargetAttrSpec> CpuTargetAttrs();
+
+/// All known backends by name.
+class BackendRegistry {
+ public:
+  /// The process-wide registry, with the built-in backends registered on first use.
+  static BackendRegistry& Global();
+
+  /// Adds `backend` and registers its module loader under its name; throws a value
+  /// error when the name is taken.
+  void Register(Backend backend);
+  /// The backend named `name`, or nullptr. Entries are never removed.
+  const Backend* Find(const std::string& name) const;
+  /// The backend named `name`; throws a not-found error listing the known ones.
+  const Backend& Get(const std::string& name) const;
+  /// Registered names, sorted.
+  std::vector<std::string> Names() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Backend>> backends_;
+};
+
+/// Registers every built-in backend (one line per backend in builtin_backends.cc).
+void RegisterBuiltinBackends(BackendRegistry& registry);
+
+/// The global symbol of PrimFunc `name` in a module: its `global_symbol` attr or `name`.
+std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func);
+
+}  // namespace tessera

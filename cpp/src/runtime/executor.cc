@@ -1,0 +1,111 @@
+// Running an Executable: input checks, the preplanned arena and the kernel calls.
+#include <chrono>
+
+#include "tessera/runtime/executable.h"
+#include "tessera/support/error.h"
+#include "tessera/target/target.h"
+
+namespace tessera::runtime {
+
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+std::string TypeText(const std::vector<int64_t>& shape, DType dtype) {
+  return std::string(DTypeName(dtype)) + ShapeToString(shape);
+}
+
+}  // namespace
+
+ExecutorOptions ExecutorOptions::FromTarget(const Target& target) {
+  ExecutorOptions options;
+  if (target.HasAttr("num_threads"))
+    options.num_threads = static_cast<int>(target.GetInt("num_threads"));
+  return options;
+}
+
+Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options)
+    : exe_(std::move(exe)) {
+  if (!exe_) TS_THROW(kValue) << "executor: no executable";
+  pool_ = options.pool ? options.pool : std::make_shared<ThreadPool>(options.num_threads);
+  env_ = KernelEnvFor(pool_.get());
+  // One allocation for every intermediate; never resized.
+  arena_ = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
+  char* base = static_cast<char*>(arena_.data());
+  for (const Instruction& ins : exe_->instructions_) {
+    kernels_.push_back(FindKernel(exe_->module_, ins.symbol));
+    std::vector<void*> bufs(ins.args.size(), nullptr);
+    for (size_t a = 0; a < ins.args.size(); ++a) {
+      const Slot& s = exe_->slots_[ins.args[a]];
+      if (s.kind == SlotKind::kIntermediate) bufs[a] = base + s.offset;
+      if (s.kind == SlotKind::kConstant) bufs[a] = exe_->constants_[s.index].data();
+    }
+    buffers_.push_back(std::move(bufs));
+  }
+}
+
+std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inputs,
+                                       std::vector<double>* kernel_ms) {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  const Executable& exe = *exe_;
+  const std::vector<std::string>& names = exe.input_names_;
+  std::vector<const NDArray*> given(names.size(), nullptr);
+  for (const auto& [name, array] : inputs) {
+    size_t i = 0;
+    while (i < names.size() && names[i] != name) ++i;
+    if (i == names.size())
+      TS_THROW(kValue) << "unknown input '" << name << "' (expected: " << Join(names) << ")";
+    given[i] = &array;
+  }
+  for (const Slot& s : exe.slots_) {
+    if (s.kind != SlotKind::kInput) continue;
+    const std::string& name = names[s.index];
+    const NDArray* a = given[s.index];
+    if (!a) TS_THROW(kValue) << "missing input '" << name << "' (expected: " << Join(names) << ")";
+    if (a->shape() != s.shape || a->dtype() != s.dtype)
+      TS_THROW(kType) << "input '" << name << "': expected " << TypeText(s.shape, s.dtype)
+                      << ", got " << TypeText(a->shape(), a->dtype());
+    if (!a->defined() && s.bytes > 0) TS_THROW(kValue) << "input '" << name << "' has no data";
+  }
+  std::vector<NDArray> out_buffers(exe.num_output_buffers_);
+  for (const Slot& s : exe.slots_)
+    if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
+
+  for (size_t i = 0; i < exe.instructions_.size(); ++i) {
+    const Instruction& ins = exe.instructions_[i];
+    std::vector<void*>& bufs = buffers_[i];
+    for (size_t a = 0; a < ins.args.size(); ++a) {
+      const Slot& s = exe.slots_[ins.args[a]];
+      if (s.kind == SlotKind::kInput) bufs[a] = given[s.index]->data();
+      if (s.kind == SlotKind::kOutput) bufs[a] = out_buffers[s.index].data();
+    }
+    auto start = std::chrono::steady_clock::now();
+    try {
+      kernels_[i](bufs.data(), &env_);
+    } catch (const Error& err) {
+      throw Error(err.kind(), "kernel '" + ins.symbol + "': " + err.what());
+    }
+    if (kernel_ms)
+      (*kernel_ms)[i] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+  }
+  std::vector<NDArray> results;
+  for (int slot : exe.output_slots_) {
+    const Slot& s = exe.slots_[slot];
+    if (s.kind == SlotKind::kOutput) results.push_back(out_buffers[s.index]);
+    if (s.kind == SlotKind::kInput) results.push_back(given[s.index]->Copy());
+    if (s.kind == SlotKind::kConstant) results.push_back(exe.constants_[s.index].Copy());
+  }
+  return results;
+}
+
+std::vector<NDArray> Executor::Run(const std::map<std::string, NDArray>& inputs) {
+  return RunImpl(inputs, nullptr);
+}
+
+}  // namespace tessera::runtime

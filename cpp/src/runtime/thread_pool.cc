@@ -1,0 +1,149 @@
+// The thread pool: a shared queue of parallel loops whose chunks workers and callers claim.
+#include "tessera/runtime/thread_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <exception>
+#include <string>
+
+#include "tessera/support/logging.h"
+
+namespace tessera::runtime {
+
+/// One ParallelFor call: chunks are claimed with an atomic counter, so the caller and
+/// any number of workers can share it without further locking.
+struct ThreadPool::Job {
+  TsParallelBody body = nullptr;
+  void* closure = nullptr;
+  int64_t n = 0;
+  int64_t num_chunks = 0;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> remaining{0};
+  std::mutex mutex;  // guards error and the done signal
+  std::condition_variable done;
+  std::exception_ptr error;
+};
+
+namespace {
+
+void PinToCore(std::thread& t, int core) {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  int rc = pthread_setaffinity_np(t.native_handle(), sizeof(set), &set);
+  if (rc != 0)
+    LogDebug("thread pool: could not pin a worker to core " + std::to_string(core) + " (error " +
+             std::to_string(rc) + ")");
+#else
+  (void)t;
+  (void)core;
+#endif
+}
+
+void ParallelForEntry(void* pool, int64_t n, TsParallelBody body, void* closure) {
+  static_cast<ThreadPool*>(pool)->ParallelFor(n, body, closure);
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads) {
+  if (num_threads <= 0) num_threads = static_cast<int>(std::thread::hardware_concurrency());
+  num_threads_ = num_threads < 1 ? 1 : num_threads;
+  unsigned cores = std::thread::hardware_concurrency();
+  for (int i = 1; i < num_threads_; ++i) {
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
+    if (cores > 0) PinToCore(workers_.back(), static_cast<int>(i % cores));
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::RunChunks(Job& job) {
+  while (true) {
+    int64_t chunk = job.next.fetch_add(1);
+    if (chunk >= job.num_chunks) return;
+    int64_t begin = job.n * chunk / job.num_chunks;
+    int64_t end = job.n * (chunk + 1) / job.num_chunks;
+    try {
+      job.body(job.closure, begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job.mutex);
+      if (!job.error) job.error = std::current_exception();
+    }
+    if (job.remaining.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(job.mutex);
+      job.done.notify_all();
+    }
+  }
+}
+
+void ThreadPool::WorkerLoop(int) {
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      job = jobs_.front();
+      // Every chunk claimed: nobody else needs to see this job.
+      if (job->next.load() >= job->num_chunks - 1) jobs_.pop_front();
+    }
+    RunChunks(*job);
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
+  if (n <= 0) return;
+  if (num_threads_ == 1 || n == 1) {
+    body(closure, 0, n);
+    return;
+  }
+  auto job = std::make_shared<Job>();
+  job->body = body;
+  job->closure = closure;
+  job->n = n;
+  job->num_chunks = n < num_threads_ ? n : num_threads_;
+  job->remaining = job->num_chunks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(job);
+  }
+  if (job->num_chunks - 1 >= static_cast<int64_t>(workers_.size()))
+    wake_.notify_all();
+  else
+    for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
+  RunChunks(*job);
+  {
+    std::unique_lock<std::mutex> lock(job->mutex);
+    job->done.wait(lock, [&] { return job->remaining.load() == 0; });
+  }
+  {
+    // Remove the job if no worker got to pop it (the caller claimed everything).
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+      if (*it == job) {
+        jobs_.erase(it);
+        break;
+      }
+  }
+  if (job->error) std::rethrow_exception(job->error);
+}
+
+TsKernelEnv KernelEnvFor(ThreadPool* pool) {
+  TsKernelEnv env;
+  env.pool = pool;
+  env.parallel_for = pool ? &ParallelForEntry : nullptr;
+  return env;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,88 @@
+// The backend registry: registration, lookup and the shared CPU target options.
+#include "tessera/target/backend_registry.h"
+
+#include "tessera/support/error.h"
+
+namespace tessera {
+
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::vector<TargetAttrSpec> CpuTargetAttrs() {
+  std::vector<TargetAttrSpec> specs;
+  specs.push_back({"num_threads", TargetAttrType::kInt, AttrValue(int64_t{0}),
+                   "worker threads of the executor's pool (0 = all cores)", nullptr});
+  specs.back().validate = [](const AttrValue& v) {
+    if (v.AsInt() < 0)
+      TS_THROW(kValue) << "option -num_threads must be >= 0 (0 = all cores), got " << v.AsInt();
+  };
+  specs.push_back({"compiler", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}),
+                   "external library backends to offload supported subgraphs to (e.g. dnnl)",
+                   nullptr});
+  specs.back().validate = [](const AttrValue& v) {
+    const BackendRegistry& registry = BackendRegistry::Global();
+    for (const AttrValue& item : v.AsArray())
+      if (!registry.Find(item.AsString()))
+        TS_THROW(kValue) << "option -compiler names unknown backend '" << item.AsString()
+                         << "' (known: " << Join(registry.Names()) << ")";
+  };
+  specs.push_back({"libs", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}),
+                   "external kernel libraries to call (e.g. blas)", nullptr});
+  return specs;
+}
+
+BackendRegistry& BackendRegistry::Global() {
+  // Never destroyed (safe at exit); filled by explicit registration, not static ctors.
+  static BackendRegistry* registry = [] {
+    auto* r = new BackendRegistry();
+    RegisterBuiltinBackends(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void BackendRegistry::Register(Backend backend) {
+  if (backend.name.empty()) TS_THROW(kValue) << "cannot register a backend without a name";
+  std::string name = backend.name;
+  runtime::ModuleLoader loader = backend.loader;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (backends_.count(name)) TS_THROW(kValue) << "backend '" << name << "' is already registered";
+    backends_[name] = std::make_unique<Backend>(std::move(backend));
+  }
+  if (loader) runtime::RegisterModuleLoader(name, std::move(loader));
+}
+
+const Backend* BackendRegistry::Find(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = backends_.find(name);
+  return it == backends_.end() ? nullptr : it->second.get();
+}
+
+const Backend& BackendRegistry::Get(const std::string& name) const {
+  if (const Backend* b = Find(name)) return *b;
+  TS_THROW(kNotFound) << "unknown backend '" << name << "' (known: " << Join(Names()) << ")";
+}
+
+std::vector<std::string> BackendRegistry::Names() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, _] : backends_) names.push_back(name);
+  return names;
+}
+
+std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func) {
+  if (func)
+    if (const AttrValue* v = func->attrs.Find(attr::kGlobalSymbol); v && v->is_string())
+      return v->AsString();
+  return name;
+}
+
+}  // namespace tessera

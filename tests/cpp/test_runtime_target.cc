@@ -1,0 +1,133 @@
+// Targets and the backend registry: parsing, canonical printing, schema errors.
+#include "runtime_test_util.h"
+#include "tessera/target/target.h"
+
+namespace tessera {
+namespace {
+
+using testing_runtime::ExpectError;
+
+// The native backend joins builtin_backends.cc at integration; until then a stand-in
+// with the same options lets these tests parse native targets.
+void EnsureNative() {
+  BackendRegistry& r = BackendRegistry::Global();
+  if (r.Find("native")) return;
+  Backend b;
+  b.name = "native";
+  b.description = "test stand-in";
+  b.attrs = CpuTargetAttrs();
+  b.codegen = [](const IRModule&, const std::vector<std::string>&,
+                 const Target&) -> runtime::Module { TS_THROW(kUnsupported) << "stand-in"; };
+  r.Register(std::move(b));
+}
+
+// A backend with one option of every type.
+void EnsureAllTypes() {
+  BackendRegistry& r = BackendRegistry::Global();
+  if (r.Find("test_alltypes")) return;
+  Backend b;
+  b.name = "test_alltypes";
+  b.attrs = {
+      {"count", TargetAttrType::kInt, AttrValue(int64_t{7}), "", nullptr},
+      {"fast", TargetAttrType::kBool, AttrValue(false), "", nullptr},
+      {"mode", TargetAttrType::kString, AttrValue("auto"), "", nullptr},
+      {"names", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}), "", nullptr}};
+  r.Register(std::move(b));
+}
+
+TEST(RuntimeTarget, ParsesNativeWithOptions) {
+  EnsureNative();
+  Target t = Target::Parse("native -num_threads=1 -libs=blas");
+  EXPECT_EQ(t.kind(), "native");
+  EXPECT_EQ(t.GetInt("num_threads"), 1);
+  EXPECT_EQ(t.GetStringList("libs"), std::vector<std::string>{"blas"});
+  EXPECT_TRUE(t.GetStringList("compiler").empty());
+  EXPECT_EQ(t.ToString(), "native -libs=blas -num_threads=1");
+  EXPECT_EQ(Target::Parse(t.ToString()), t);
+  EXPECT_EQ(Target::Parse(t.ToString()).ToString(), t.ToString());
+}
+
+TEST(RuntimeTarget, DefaultsAndWhitespace) {
+  EnsureNative();
+  Target t = Target::Parse("  native  ");
+  EXPECT_EQ(t.GetInt("num_threads"), 0);
+  EXPECT_TRUE(t.GetStringList("libs").empty());
+  EXPECT_EQ(t.ToString(), "native");
+  Target u = Target::Parse("native   -libs=blas,mkl\t-compiler=interp");
+  EXPECT_EQ(u.GetStringList("libs"), (std::vector<std::string>{"blas", "mkl"}));
+  EXPECT_EQ(u.ToString(), "native -compiler=interp -libs=blas,mkl");
+  EXPECT_EQ(Target::Parse(u.ToString()), u);
+}
+
+TEST(RuntimeTarget, InterpKindAndExecutorOptions) {
+  Target t = Target::Parse("interp -num_threads=3");
+  EXPECT_EQ(t.kind(), "interp");
+  EXPECT_EQ(runtime::ExecutorOptions::FromTarget(t).num_threads, 3);
+  EXPECT_EQ(runtime::ExecutorOptions::FromTarget(Target("interp")).num_threads, 0);
+}
+
+TEST(RuntimeTarget, AllAttributeTypes) {
+  EnsureAllTypes();
+  Target t = Target::Parse("test_alltypes");
+  EXPECT_EQ(t.GetInt("count"), 7);
+  EXPECT_FALSE(t.GetBool("fast"));
+  EXPECT_EQ(t.GetString("mode"), "auto");
+  Target u = Target::Parse("test_alltypes -fast -mode=exact -count=-2 -names=a,b,c");
+  EXPECT_TRUE(u.GetBool("fast"));
+  EXPECT_EQ(u.GetString("mode"), "exact");
+  EXPECT_EQ(u.GetInt("count"), -2);
+  EXPECT_EQ(u.GetStringList("names"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(u.ToString(), "test_alltypes -count=-2 -fast=true -mode=exact -names=a,b,c");
+  EXPECT_EQ(Target::Parse(u.ToString()), u);
+  EXPECT_FALSE(Target::Parse("test_alltypes -fast=false").GetBool("fast"));
+  ExpectError([&] { Target::Parse("test_alltypes -fast=maybe"); }, ErrorKind::kValue,
+              {"-fast", "bool", "maybe"});
+  ExpectError([&] { u.GetInt("mode"); }, ErrorKind::kValue, {"-mode", "a string", "not an int"});
+}
+
+TEST(RuntimeTarget, Errors) {
+  EnsureNative();
+  ExpectError([] { Target::Parse("cuda -arch=sm_80"); }, ErrorKind::kValue,
+              {"unknown target kind 'cuda'", "interp", "native"});
+  ExpectError([] { Target::Parse("native -foo=1"); }, ErrorKind::kValue,
+              {"no option 'foo'", "compiler, libs, num_threads"});
+  ExpectError([] { Target::Parse("native -num_threads=abc"); }, ErrorKind::kValue,
+              {"-num_threads", "expects an int", "'abc'"});
+  ExpectError([] { Target::Parse("native -num_threads=4x"); }, ErrorKind::kValue, {"an int"});
+  ExpectError([] { Target::Parse("native -num_threads=-1"); }, ErrorKind::kValue, {">= 0"});
+  ExpectError([] { Target::Parse("native -num_threads"); }, ErrorKind::kValue, {"needs a value"});
+  ExpectError([] { Target::Parse("native -compiler=nosuch"); }, ErrorKind::kValue,
+              {"unknown backend 'nosuch'", "interp"});
+  ExpectError([] { Target::Parse("native -libs=a,,b"); }, ErrorKind::kValue,
+              {"comma-separated string list"});
+  ExpectError([] { Target::Parse("native libs=blas"); }, ErrorKind::kValue, {"'-name=value'"});
+  ExpectError([] { Target::Parse("   "); }, ErrorKind::kValue, {"empty target"});
+  ExpectError([] { Target("nosuch"); }, ErrorKind::kValue, {"unknown target kind"});
+}
+
+TEST(RuntimeTarget, RegistryRegistersBackendsAndLoaders) {
+  BackendRegistry& r = BackendRegistry::Global();
+  ASSERT_NE(r.Find("interp"), nullptr);
+  std::vector<std::string> names = r.Names();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  ExpectError([] { BackendRegistry::Global().Get("nosuch"); }, ErrorKind::kNotFound,
+              {"unknown backend 'nosuch'", "interp"});
+  Backend dup;
+  dup.name = "interp";
+  ExpectError([&] { r.Register(dup); }, ErrorKind::kValue, {"already registered"});
+  // A registered backend's loader reads its modules back.
+  if (!r.Find("test_loader")) {
+    Backend b;
+    b.name = "test_loader";
+    b.loader = [](const std::string& bytes) -> runtime::Module {
+      return std::make_shared<InterpModuleNode>(std::map<std::string, tir::PrimFunc>{});
+      (void)bytes;
+    };
+    r.Register(std::move(b));
+  }
+  EXPECT_EQ(runtime::LoadModuleFromBytes("test_loader", "")->type_key(), "interp");
+  EXPECT_EQ(GlobalSymbolOf("f", nullptr), "f");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,151 @@
+// The thread pool: coverage of every index, sums, concurrent callers, small n, one thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "tessera/runtime/thread_pool.h"
+#include "tessera/support/error.h"
+
+namespace tessera {
+namespace {
+
+using runtime::KernelEnvFor;
+using runtime::ThreadPool;
+
+struct CountClosure {
+  std::vector<std::atomic<int>>* hits;
+  std::atomic<int64_t>* chunks;
+};
+
+void CountBody(void* closure, int64_t begin, int64_t end) {
+  auto* c = static_cast<CountClosure*>(closure);
+  c->chunks->fetch_add(1);
+  for (int64_t i = begin; i < end; ++i) (*c->hits)[i].fetch_add(1);
+}
+
+void ExpectEachOnce(ThreadPool& pool, int64_t n, int64_t* chunks_out = nullptr) {
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<int64_t> chunks{0};
+  CountClosure c{&hits, &chunks};
+  TsKernelEnv env = KernelEnvFor(&pool);
+  env.parallel_for(env.pool, n, CountBody, &c);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "index " << i << " of " << n;
+  if (chunks_out) *chunks_out = chunks.load();
+}
+
+struct SumClosure {
+  const std::vector<int64_t>* data;
+  std::atomic<int64_t>* sum;
+};
+
+void SumBody(void* closure, int64_t begin, int64_t end) {
+  auto* c = static_cast<SumClosure*>(closure);
+  int64_t local = 0;
+  for (int64_t i = begin; i < end; ++i) local += (*c->data)[i];
+  c->sum->fetch_add(local);
+}
+
+int64_t ParallelSum(ThreadPool& pool, int64_t n) {
+  std::vector<int64_t> data(n);
+  for (int64_t i = 0; i < n; ++i) data[i] = i * 3 + 1;
+  std::atomic<int64_t> sum{0};
+  SumClosure c{&data, &sum};
+  pool.ParallelFor(n, SumBody, &c);
+  return sum.load();
+}
+
+int64_t Expected(int64_t n) {
+  return 3 * n * (n - 1) / 2 + n;
+}
+
+TEST(RuntimeThreadPool, EveryIndexExactlyOnce) {
+  ThreadPool pool(4);
+  EXPECT_EQ(pool.num_threads(), 4);
+  for (int64_t n : {0, 1, 2, 3, 4, 5, 7, 64, 1000, 12345}) {
+    int64_t chunks = 0;
+    ExpectEachOnce(pool, n, &chunks);
+    EXPECT_LE(chunks, std::min<int64_t>(n, 4)) << n;
+  }
+}
+
+TEST(RuntimeThreadPool, Sums) {
+  ThreadPool pool(3);
+  for (int64_t n : {1, 2, 10, 999, 100000}) EXPECT_EQ(ParallelSum(pool, n), Expected(n)) << n;
+}
+
+TEST(RuntimeThreadPool, FewerItemsThanThreads) {
+  ThreadPool pool(8);
+  int64_t chunks = 0;
+  ExpectEachOnce(pool, 3, &chunks);
+  EXPECT_EQ(chunks, 3);
+}
+
+TEST(RuntimeThreadPool, OneThreadRunsInline) {
+  ThreadPool pool(1);
+  EXPECT_EQ(pool.num_threads(), 1);
+  int64_t chunks = 0;
+  ExpectEachOnce(pool, 100, &chunks);
+  EXPECT_EQ(chunks, 1);
+  EXPECT_EQ(ParallelSum(pool, 1000), Expected(1000));
+}
+
+TEST(RuntimeThreadPool, DefaultIsHardwareConcurrency) {
+  ThreadPool pool;
+  EXPECT_EQ(pool.num_threads(),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(ParallelSum(pool, 5000), Expected(5000));
+}
+
+TEST(RuntimeThreadPool, ConcurrentCallers) {
+  ThreadPool pool(4);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 6; ++t)
+    callers.emplace_back([&, t] {
+      for (int rep = 0; rep < 50; ++rep) {
+        int64_t n = 1 + (t * 131 + rep * 17) % 3000;
+        if (ParallelSum(pool, n) != Expected(n)) failures.fetch_add(1);
+      }
+    });
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+struct NestedClosure {
+  ThreadPool* pool;
+  std::atomic<int64_t>* sum;
+};
+
+void NestedBody(void* closure, int64_t begin, int64_t end) {
+  auto* c = static_cast<NestedClosure*>(closure);
+  for (int64_t i = begin; i < end; ++i) c->sum->fetch_add(ParallelSum(*c->pool, 100));
+}
+
+TEST(RuntimeThreadPool, NestedLoopsDoNotDeadlock) {
+  ThreadPool pool(3);
+  std::atomic<int64_t> sum{0};
+  NestedClosure c{&pool, &sum};
+  pool.ParallelFor(10, NestedBody, &c);
+  EXPECT_EQ(sum.load(), 10 * Expected(100));
+}
+
+void ThrowingBody(void*, int64_t begin, int64_t) {
+  if (begin == 0) TS_THROW(kValue) << "chunk failed";
+}
+
+TEST(RuntimeThreadPool, ExceptionsReachTheCaller) {
+  ThreadPool pool(2);
+  EXPECT_THROW(pool.ParallelFor(10, ThrowingBody, nullptr), Error);
+  EXPECT_EQ(ParallelSum(pool, 100), Expected(100));  // still usable
+}
+
+TEST(RuntimeThreadPool, NullPoolEnvIsSerial) {
+  TsKernelEnv env = KernelEnvFor(nullptr);
+  EXPECT_EQ(env.pool, nullptr);
+  EXPECT_EQ(env.parallel_for, nullptr);
+}
+
+}  // namespace
+}  // namespace tessera
