@@ -1,0 +1,47 @@
+// The system C compiler driver: C source to shared-object bytes, cached on disk by the
+// content hash of (source, flags, compiler identity).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::native {
+
+/// Where and whether compiled objects are cached.
+struct CompileOptions {
+  /// Cache directory; empty: $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else
+  /// ~/.cache/tessera.
+  std::string cache_dir;
+  /// False: always run the compiler and store nothing.
+  bool use_cache = true;
+};
+
+/// Process-wide counters of the compiler driver (for tests and diagnostics).
+struct CompilerCounters {
+  uint64_t compiler_runs = 0;   ///< times the C compiler was run for a shared object
+  uint64_t cache_hits = 0;      ///< objects served from the disk cache
+  uint64_t cache_rebuilds = 0;  ///< damaged cache entries found and rebuilt
+};
+
+/// The compiler command: $TESSERA_CC split on spaces (e.g. "ccache gcc"), else "cc".
+std::vector<std::string> CompilerCommand();
+/// The flags used for kernels on this host: -O3 -march=native -fPIC -shared -std=gnu11
+/// -fno-math-errno, plus -mprefer-vector-width=512 where AVX-512 is present.
+std::vector<std::string> NativeCompileFlags();
+/// The cache directory `options` selects (see CompileOptions::cache_dir).
+std::string CacheDirectory(const CompileOptions& options = {});
+/// The output of `<compiler> --version` (remembered per command); throws a not-found
+/// error when the compiler cannot be run.
+std::string CompilerIdentity();
+
+/// Compiles C `source` into a shared object and returns its bytes. Served from the cache
+/// when an intact entry exists; a damaged one is rebuilt. Cache writes are atomic (temp
+/// file + rename). Throws an IO error with the command and the compiler's output when
+/// compilation fails, a not-found error when the compiler is missing.
+std::string CompileSharedObject(const std::string& source, const CompileOptions& options = {});
+
+/// A snapshot of the counters.
+CompilerCounters GetCompilerCounters();
+
+}  // namespace tessera::native

@@ -1,0 +1,395 @@
+// C emission of tensor-IR scalar expressions: value mode (exact interpreter semantics:
+// wrapping integers, saturating float-to-int, float16 rounding) and index mode (int64
+// affine arithmetic the C compiler can analyse).
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "codegen_internal.h"
+#include "tessera/runtime/ndarray.h"
+#include "tessera/support/error.h"
+
+namespace tessera::native::detail {
+
+using tir::BinaryNode;
+using tir::BinaryOp;
+using tir::PrimExpr;
+
+namespace {
+
+int64_t WrapInt(DType dtype, int64_t v) {
+  switch (dtype) {
+    case DType::kInt8:
+      return static_cast<int8_t>(v);
+    case DType::kInt32:
+      return static_cast<int32_t>(v);
+    case DType::kUInt8:
+      return static_cast<uint8_t>(v);
+    case DType::kBool:
+      return v != 0;
+    default:
+      return v;
+  }
+}
+
+/// An int64 literal that C reads back as exactly `v`.
+std::string Int64Literal(int64_t v) {
+  if (v == INT64_MIN) return "INT64_MIN";
+  if (v >= INT32_MIN + 1 && v <= INT32_MAX)
+    return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+  return "INT64_C(" + std::to_string(v) + ")";
+}
+
+std::string IntLiteral(DType dtype, int64_t raw) {
+  int64_t v = WrapInt(dtype, raw);
+  switch (dtype) {
+    case DType::kInt64:
+      return v == INT64_MIN ? "INT64_MIN" : "INT64_C(" + std::to_string(v) + ")";
+    case DType::kInt32:
+      return v == INT32_MIN ? "INT32_MIN" : Int64Literal(v);
+    case DType::kBool:
+      return v ? "1" : "0";
+    default:
+      return std::string("((") + ValueCType(dtype) + ")" + std::to_string(v) + ")";
+  }
+}
+
+std::string FloatLiteral(DType dtype, double value) {
+  bool f64 = dtype == DType::kFloat64;
+  double v = value;
+  if (dtype == DType::kFloat32) v = static_cast<float>(value);
+  if (dtype == DType::kFloat16) v = HalfToFloat(FloatToHalf(static_cast<float>(value)));
+  if (dtype == DType::kBFloat16) v = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
+  if (std::isnan(v)) return f64 ? "__builtin_nan(\"\")" : "__builtin_nanf(\"\")";
+  if (std::isinf(v))
+    return std::string(v < 0 ? "(-" : "(") + (f64 ? "__builtin_inf()" : "__builtin_inff()") + ")";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f64 ? "%.17g" : "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  if (!f64) s += "f";
+  return s[0] == '-' ? "(" + s + ")" : s;
+}
+
+bool IsIntLike(DType d) {
+  return !IsFloat(d);
+}
+
+/// `expr` (an int64 or narrower integer C expression) converted to `dtype`'s value type
+/// with the interpreter's wrap-around.
+std::string Wrap(DType dtype, const std::string& expr) {
+  if (dtype == DType::kBool) return "((" + expr + ") != 0)";
+  if (dtype == DType::kInt64) return "((int64_t)(" + expr + "))";
+  return std::string("((") + ValueCType(dtype) + ")(" + expr + "))";
+}
+
+const char* FloatFn(const std::string& name, bool f64) {
+  struct Entry {
+    const char* name;
+    const char* f32;
+    const char* f64;
+  };
+  static const Entry table[] = {
+      {"exp", "__builtin_expf", "__builtin_exp"},
+      {"log", "__builtin_logf", "__builtin_log"},
+      {"sqrt", "__builtin_sqrtf", "__builtin_sqrt"},
+      {"tanh", "__builtin_tanhf", "__builtin_tanh"},
+      {"erf", "__builtin_erff", "__builtin_erf"},
+      {"abs", "__builtin_fabsf", "__builtin_fabs"},
+      {"floor", "__builtin_floorf", "__builtin_floor"},
+      {"ceil", "__builtin_ceilf", "__builtin_ceil"},
+      {"round", "__builtin_nearbyintf", "__builtin_nearbyint"},  // half to even
+      {"sin", "__builtin_sinf", "__builtin_sin"},
+      {"cos", "__builtin_cosf", "__builtin_cos"},
+      {"pow", "__builtin_powf", "__builtin_pow"},
+      {"fmod", "__builtin_fmodf", "__builtin_fmod"},
+  };
+  for (const Entry& e : table)
+    if (name == e.name) return f64 ? e.f64 : e.f32;
+  return nullptr;
+}
+
+/// `name` applied to float (or double when `f64`) operands `x`, `y` like the interpreter.
+std::string FloatIntrinsic(const std::string& name, bool f64, const std::string& x,
+                           const std::string& y) {
+  std::string one = f64 ? "1.0" : "1.0f";
+  if (name == "rsqrt")
+    return "(" + one + " / " + (f64 ? "__builtin_sqrt(" : "__builtin_sqrtf(") + x + "))";
+  if (name == "sigmoid")
+    return "(" + one + " / (" + one + " + " + (f64 ? "__builtin_exp(-(" : "__builtin_expf(-(") + x +
+           "))))";
+  const char* fn = FloatFn(name, f64);
+  if (!fn) return "";
+  if (name == "pow" || name == "fmod") return std::string(fn) + "(" + x + ", " + y + ")";
+  return std::string(fn) + "(" + x + ")";
+}
+
+}  // namespace
+
+KernelEmitter::DepthGuard::DepthGuard(KernelEmitter* e) : e_(e) {
+  if (++e_->depth_ > kMaxDepth)
+    TS_THROW(kUnsupported) << e_->ctx_ << "IR nested deeper than " << kMaxDepth
+                           << " levels; the C generator does not support it";
+}
+
+std::string KernelEmitter::Value(const PrimExpr& e) {
+  DepthGuard guard(this);
+  return ValueImpl(e);
+}
+
+std::string KernelEmitter::ValueImpl(const PrimExpr& e) {
+  switch (e->type_index()) {
+    case TypeIndex::kIntImm:
+      return IntLiteral(e->dtype, static_cast<const tir::IntImmNode*>(e.get())->value);
+    case TypeIndex::kFloatImm:
+      return FloatLiteral(e->dtype, static_cast<const tir::FloatImmNode*>(e.get())->value);
+    case TypeIndex::kTirVar: {
+      const std::string& name = VarName(static_cast<const tir::VarNode*>(e.get()));
+      if (e->dtype == DType::kInt64) return name;
+      if (IsFloat(e->dtype)) return std::string("((") + ValueCType(e->dtype) + ")" + name + ")";
+      return Wrap(e->dtype, name);
+    }
+    case TypeIndex::kBinary:
+      return BinaryValue(static_cast<const BinaryNode*>(e.get()));
+    case TypeIndex::kNot:
+      return "(!" + Value(static_cast<const tir::NotNode*>(e.get())->a) + ")";
+    case TypeIndex::kSelect: {
+      const auto* n = static_cast<const tir::SelectNode*>(e.get());
+      return "(" + Value(n->cond) + " ? " + Value(n->true_value) + " : " + Value(n->false_value) +
+             ")";
+    }
+    case TypeIndex::kCast: {
+      const auto* n = static_cast<const tir::CastNode*>(e.get());
+      return CastValue(n->dtype, n->value);
+    }
+    case TypeIndex::kBufferLoad: {
+      const auto* n = static_cast<const tir::BufferLoadNode*>(e.get());
+      std::string at =
+          Buf(n->buffer.get(), "load").name + "[" + Offset(n->buffer.get(), n->indices) + "]";
+      switch (n->buffer->dtype) {
+        case DType::kFloat16:
+          return "ts_h2f(" + at + ")";
+        case DType::kBFloat16:
+          return "ts_bf2f(" + at + ")";
+        case DType::kBool:
+          return "(" + at + " != 0)";
+        default:
+          return at;
+      }
+    }
+    case TypeIndex::kIntrinsic:
+      return IntrinsicValue(static_cast<const tir::IntrinsicNode*>(e.get()));
+    default:
+      TS_THROW(kInternal) << ctx_ << "unknown scalar expression";
+  }
+}
+
+std::string KernelEmitter::BinaryValue(const BinaryNode* n) {
+  std::string a = Value(n->a), b = Value(n->b);
+  DType operand = n->a->dtype;
+  auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
+  switch (n->op) {
+    case BinaryOp::kEQ:
+      return infix("==");
+    case BinaryOp::kNE:
+      return infix("!=");
+    case BinaryOp::kLT:
+      return infix("<");
+    case BinaryOp::kLE:
+      return infix("<=");
+    case BinaryOp::kGT:
+      return infix(">");
+    case BinaryOp::kGE:
+      return infix(">=");
+    case BinaryOp::kAnd:
+      return infix("&&");
+    case BinaryOp::kOr:
+      return infix("||");
+    default:
+      break;
+  }
+  if (IsFloat(operand)) {
+    bool f64 = operand == DType::kFloat64;
+    std::string sfx = f64 ? "_f64(" : "_f32(";
+    switch (n->op) {
+      case BinaryOp::kAdd:
+        return infix("+");
+      case BinaryOp::kSub:
+        return infix("-");
+      case BinaryOp::kMul:
+        return infix("*");
+      case BinaryOp::kDiv:
+        return infix("/");
+      case BinaryOp::kFloorDiv:
+        return "ts_floordiv" + sfx + a + ", " + b + ")";
+      case BinaryOp::kFloorMod:
+        return "ts_floormod" + sfx + a + ", " + b + ")";
+      case BinaryOp::kMin:
+        return "ts_min" + sfx + a + ", " + b + ")";
+      case BinaryOp::kMax:
+        return "ts_max" + sfx + a + ", " + b + ")";
+      default:
+        break;
+    }
+  }
+  // Integers (and bools): int64 arithmetic wrapped to the result type.
+  DType out = n->dtype;
+  auto wrapped = [&](const char* op) {
+    return Wrap(out, "(uint64_t)(" + a + ") " + op + " (uint64_t)(" + b + ")");
+  };
+  const auto* divisor = n->b.as<tir::IntImmNode>();
+  bool const_divisor =
+      divisor && WrapInt(operand, divisor->value) != 0 && WrapInt(operand, divisor->value) != -1;
+  std::string args = "(int64_t)(" + a + "), (int64_t)(" + b + ")";
+  switch (n->op) {
+    case BinaryOp::kAdd:
+      return wrapped("+");
+    case BinaryOp::kSub:
+      return wrapped("-");
+    case BinaryOp::kMul:
+      return wrapped("*");
+    case BinaryOp::kDiv:
+      if (const_divisor) return Wrap(out, "(int64_t)(" + a + ") / (int64_t)(" + b + ")");
+      return Wrap(out, "ts_div_i64(" + args + ", &ts_status)");
+    case BinaryOp::kFloorDiv:
+      if (const_divisor) return Wrap(out, "ts_floordiv_c(" + args + ")");
+      return Wrap(out, "ts_floordiv_i64(" + args + ", &ts_status)");
+    case BinaryOp::kFloorMod:
+      if (const_divisor) return Wrap(out, "ts_floormod_c(" + args + ")");
+      return Wrap(out, "ts_floormod_i64(" + args + ", &ts_status)");
+    case BinaryOp::kMin:
+      return Wrap(out, "ts_min_i64(" + args + ")");
+    case BinaryOp::kMax:
+      return Wrap(out, "ts_max_i64(" + args + ")");
+    default:
+      TS_THROW(kInternal) << ctx_ << "unknown binary operator";
+  }
+}
+
+std::string KernelEmitter::IntrinsicValue(const tir::IntrinsicNode* n) {
+  const std::string& name = n->name;
+  if (n->args.empty()) TS_THROW(kType) << ctx_ << "intrinsic '" << name << "' without arguments";
+  DType arg = n->args[0]->dtype;
+  std::string x = Value(n->args[0]);
+  std::string y = n->args.size() > 1 ? Value(n->args[1]) : "";
+  if (name == "isnan") return IsFloat(arg) ? "(__builtin_isnan(" + x + ") != 0)" : "0";
+  if (IsFloat(arg)) {
+    std::string r = FloatIntrinsic(name, arg == DType::kFloat64, x, y);
+    if (r.empty()) TS_THROW(kUnsupported) << ctx_ << "intrinsic '" << name << "' is not supported";
+    return r;
+  }
+  // Integer arguments: exact forms where the interpreter has them, else double math.
+  DType out = n->dtype;
+  if (name == "abs") return Wrap(out, "ts_abs_i64((int64_t)(" + x + "))");
+  if (name == "floor" || name == "ceil" || name == "round") return x;
+  if (name == "fmod")
+    return Wrap(out, "ts_fmod_i64((int64_t)(" + x + "), (int64_t)(" + y + "), &ts_status)");
+  std::string r = FloatIntrinsic(name, true, "(double)(" + x + ")", "(double)(" + y + ")");
+  if (r.empty()) TS_THROW(kUnsupported) << ctx_ << "intrinsic '" << name << "' is not supported";
+  if (out == DType::kBool) return "(" + r + " != 0.0)";
+  return Wrap(out, "ts_f2i(" + r + ")");
+}
+
+std::string KernelEmitter::CastValue(DType to, const PrimExpr& value) {
+  DType from = value->dtype;
+  std::string x = Value(value);
+  if (from == to) return x;
+  switch (to) {
+    case DType::kFloat32:
+      return from == DType::kInt64 ? "((float)(double)(" + x + "))" : "((float)(" + x + "))";
+    case DType::kFloat64:
+      return "((double)(" + x + "))";
+    case DType::kFloat16:
+    case DType::kBFloat16: {
+      std::string f = from == DType::kInt64 ? "(float)(double)(" + x + ")" : "(float)(" + x + ")";
+      return std::string(to == DType::kFloat16 ? "ts_round_f16(" : "ts_round_bf16(") + f + ")";
+    }
+    case DType::kBool:
+      return "((" + x + ") != 0)";
+    default:
+      if (IsFloat(from)) return Wrap(to, "ts_f2i((double)(" + x + "))");
+      return Wrap(to, x);
+  }
+}
+
+std::string KernelEmitter::Index(const PrimExpr& e) {
+  DepthGuard guard(this);
+  return IndexImpl(e);
+}
+
+std::string KernelEmitter::IndexImpl(const PrimExpr& e) {
+  if (!IsIntLike(e->dtype)) TS_THROW(kType) << ctx_ << "an index or loop bound is a float";
+  if (const auto* imm = e.as<tir::IntImmNode>()) return Int64Literal(WrapInt(e->dtype, imm->value));
+  if (const auto* var = e.as<tir::VarNode>()) return VarName(var);
+  if (const auto* cast = e.as<tir::CastNode>()) {
+    // Widening integer casts do not change an index; narrowing ones wrap.
+    DType from = cast->value->dtype;
+    bool widening = IsInteger(from) && cast->dtype == DType::kInt64;
+    if (widening || (from == DType::kInt32 && cast->dtype == DType::kInt32))
+      return Index(cast->value);
+    return "((int64_t)" + Value(e) + ")";
+  }
+  const auto* n = e.as<BinaryNode>();
+  if (!n || n->dtype == DType::kBool || n->a->dtype == DType::kBool)
+    return "((int64_t)" + Value(e) + ")";
+  std::string a = Index(n->a), b = Index(n->b);
+  const auto* ia = n->a.as<tir::IntImmNode>();
+  const auto* ib = n->b.as<tir::IntImmNode>();
+  int64_t bv = ib ? WrapInt(n->b->dtype, ib->value) : 0;
+  switch (n->op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul: {
+      if (ia && ib) {  // fold: two C int literals could overflow int
+        uint64_t x = static_cast<uint64_t>(WrapInt(n->a->dtype, ia->value)),
+                 y = static_cast<uint64_t>(bv);
+        uint64_t r = n->op == BinaryOp::kAdd ? x + y : n->op == BinaryOp::kSub ? x - y : x * y;
+        return Int64Literal(WrapInt(n->dtype, static_cast<int64_t>(r)));
+      }
+      const char* op = n->op == BinaryOp::kAdd ? " + " : n->op == BinaryOp::kSub ? " - " : " * ";
+      // An int64 operand first keeps the whole expression in int64.
+      if (ia) return "((int64_t)" + a + op + b + ")";
+      return "(" + a + op + b + ")";
+    }
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod:
+      if (ib && bv != 0 && bv != -1)
+        return std::string(n->op == BinaryOp::kFloorDiv ? "ts_floordiv_c(" : "ts_floormod_c(") + a +
+               ", " + b + ")";
+      return "((int64_t)" + Value(e) + ")";
+    case BinaryOp::kMin:
+      return "ts_min_i64(" + a + ", " + b + ")";
+    case BinaryOp::kMax:
+      return "ts_max_i64(" + a + ", " + b + ")";
+    default:
+      return "((int64_t)" + Value(e) + ")";
+  }
+}
+
+std::string KernelEmitter::Offset(const tir::BufferNode* buffer,
+                                  const std::vector<PrimExpr>& indices) {
+  const auto& shape = buffer->shape;
+  if (indices.size() != shape.size())
+    TS_THROW(kType) << ctx_ << "access of buffer '" << buffer->name << "' of rank " << shape.size()
+                    << " with " << indices.size() << " indices";
+  std::string sum;
+  int64_t stride = 1;
+  std::vector<std::string> terms(indices.size());
+  for (size_t d = indices.size(); d-- > 0;) {
+    const auto* imm = indices[d].as<tir::IntImmNode>();
+    if (imm && imm->value == 0) {
+    } else if (imm) {
+      terms[d] = Int64Literal(WrapInt(indices[d]->dtype, imm->value) * stride);
+    } else {
+      std::string idx = Index(indices[d]);
+      terms[d] = stride == 1 ? idx : idx + " * " + Int64Literal(stride);
+    }
+    stride *= shape[d];
+  }
+  for (const std::string& t : terms)
+    if (!t.empty()) sum += (sum.empty() ? "" : " + ") + t;
+  return sum.empty() ? "0" : sum;
+}
+
+}  // namespace tessera::native::detail

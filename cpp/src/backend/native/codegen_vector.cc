@@ -1,0 +1,305 @@
+// SIMD emission of vectorized loops with GCC vector extensions: when every access is
+// contiguous in the loop variable or loop-invariant and the arithmetic is float32 or
+// float64, the loop runs a register of lanes at a time, then a scalar tail.
+#include <string>
+#include <unordered_set>
+
+#include "codegen_internal.h"
+#include "tessera/support/error.h"
+
+namespace tessera::native::detail {
+
+using tir::BinaryNode;
+using tir::BinaryOp;
+using tir::PrimExpr;
+using tir::Stmt;
+
+namespace {
+
+bool IsCompare(BinaryOp op) {
+  return op == BinaryOp::kEQ || op == BinaryOp::kNE || op == BinaryOp::kLT || op == BinaryOp::kLE ||
+         op == BinaryOp::kGT || op == BinaryOp::kGE;
+}
+
+const char* CompareOp(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEQ:
+      return " == ";
+    case BinaryOp::kNE:
+      return " != ";
+    case BinaryOp::kLT:
+      return " < ";
+    case BinaryOp::kLE:
+      return " <= ";
+    case BinaryOp::kGT:
+      return " > ";
+    default:
+      return " >= ";
+  }
+}
+
+}  // namespace
+
+/// Checks and emits the SIMD body of one vectorized loop.
+class VectorEmitter {
+ public:
+  VectorEmitter(KernelEmitter* e, const tir::ForNode* loop, DType elem)
+      : e_(e), elem_(elem), lin_(loop->loop_var.get()) {
+    sfx_ = elem == DType::kFloat32 ? "f32" : "f64";
+  }
+
+  LinearAnalysis& lin() { return lin_; }
+
+  bool OkStmt(const Stmt& s, int depth) {
+    if (depth > kMaxDepth) return false;
+    switch (s->type_index()) {
+      case TypeIndex::kSeqStmt:
+        for (const Stmt& c : static_cast<const tir::SeqStmtNode*>(s.get())->seq)
+          if (!OkStmt(c, depth + 1)) return false;
+        return true;
+      case TypeIndex::kBufferStore: {
+        const auto* n = static_cast<const tir::BufferStoreNode*>(s.get());
+        std::optional<int64_t> c = lin_.OffsetCoef(n->buffer.get(), n->indices);
+        return n->buffer->dtype == elem_ && c && *c == 1 && Ok(n->value, depth + 1);
+      }
+      case TypeIndex::kBlock: {
+        const auto* b = static_cast<const tir::BlockNode*>(s.get());
+        if (b->init.defined()) {
+          for (const tir::IterVar& iv : b->iter_vars) {
+            std::optional<int64_t> c = lin_.Coef(iv.binding);
+            if (iv.kind == tir::IterKind::kReduce && (!c || *c != 0)) return false;
+            if (iv.kind == tir::IterKind::kReduce && !lin_.Invariant(iv.dom.min)) return false;
+          }
+          if (!OkStmt(b->init, depth + 1)) return false;
+        }
+        return OkStmt(b->body, depth + 1);
+      }
+      case TypeIndex::kIfThenElse: {
+        const auto* n = static_cast<const tir::IfThenElseNode*>(s.get());
+        return lin_.Invariant(n->cond) && OkStmt(n->then_case, depth + 1) &&
+               (!n->else_case.defined() || OkStmt(n->else_case, depth + 1));
+      }
+      default:
+        return false;
+    }
+  }
+
+  /// `e` (of the element dtype) can be computed a register at a time.
+  bool Ok(const PrimExpr& e, int depth) {
+    if (depth > kMaxDepth || e->dtype != elem_) return false;
+    if (lin_.Invariant(e)) return true;
+    switch (e->type_index()) {
+      case TypeIndex::kBufferLoad: {
+        const auto* n = static_cast<const tir::BufferLoadNode*>(e.get());
+        std::optional<int64_t> c = lin_.OffsetCoef(n->buffer.get(), n->indices);
+        return c && *c == 1;
+      }
+      case TypeIndex::kBinary: {
+        const auto* n = static_cast<const BinaryNode*>(e.get());
+        switch (n->op) {
+          case BinaryOp::kAdd:
+          case BinaryOp::kSub:
+          case BinaryOp::kMul:
+          case BinaryOp::kDiv:
+          case BinaryOp::kMin:
+          case BinaryOp::kMax:
+            return Ok(n->a, depth + 1) && Ok(n->b, depth + 1);
+          default:
+            return false;
+        }
+      }
+      case TypeIndex::kSelect: {
+        const auto* n = static_cast<const tir::SelectNode*>(e.get());
+        // With a lane-varying (data-dependent) condition both sides run for every lane;
+        // their accesses are contiguous or invariant, so they stay within the loop's
+        // iterations. An invariant condition picks one side as the interpreter does.
+        if (!OkMask(n->cond, depth + 1)) return false;
+        return Ok(n->true_value, depth + 1) && Ok(n->false_value, depth + 1);
+      }
+      case TypeIndex::kIntrinsic: {
+        const auto* n = static_cast<const tir::IntrinsicNode*>(e.get());
+        return n->name == "abs" && Ok(n->args[0], depth + 1);
+      }
+      case TypeIndex::kCast:
+        return Ok(static_cast<const tir::CastNode*>(e.get())->value, depth + 1);
+      default:
+        return false;
+    }
+  }
+
+  bool OkMask(const PrimExpr& e, int depth) {
+    if (depth > kMaxDepth || e->dtype != DType::kBool) return false;
+    if (lin_.Invariant(e)) return true;
+    if (const auto* n = e.as<tir::NotNode>()) return OkMask(n->a, depth + 1);
+    const auto* n = e.as<BinaryNode>();
+    if (!n) return false;
+    if (n->op == BinaryOp::kAnd || n->op == BinaryOp::kOr)
+      return OkMask(n->a, depth + 1) && OkMask(n->b, depth + 1);
+    return IsCompare(n->op) && Ok(n->a, depth + 1) && Ok(n->b, depth + 1);
+  }
+
+  std::string Vec(const PrimExpr& e) {
+    KernelEmitter::DepthGuard guard(e_);
+    if (lin_.Invariant(e)) return "ts_vbcast_" + sfx_ + "(" + e_->Value(e) + ")";
+    switch (e->type_index()) {
+      case TypeIndex::kBufferLoad: {
+        const auto* n = static_cast<const tir::BufferLoadNode*>(e.get());
+        return "ts_vload_" + sfx_ + "(&" + e_->Buf(n->buffer.get(), "load").name + "[" +
+               e_->Offset(n->buffer.get(), n->indices) + "])";
+      }
+      case TypeIndex::kBinary: {
+        const auto* n = static_cast<const BinaryNode*>(e.get());
+        std::string a = Vec(n->a), b = Vec(n->b);
+        switch (n->op) {
+          case BinaryOp::kAdd:
+            return "(" + a + " + " + b + ")";
+          case BinaryOp::kSub:
+            return "(" + a + " - " + b + ")";
+          case BinaryOp::kMul:
+            return "(" + a + " * " + b + ")";
+          case BinaryOp::kDiv:
+            return "(" + a + " / " + b + ")";
+          case BinaryOp::kMin:
+            return "ts_vmin_" + sfx_ + "(" + a + ", " + b + ")";
+          default:
+            return "ts_vmax_" + sfx_ + "(" + a + ", " + b + ")";
+        }
+      }
+      case TypeIndex::kSelect: {
+        const auto* n = static_cast<const tir::SelectNode*>(e.get());
+        std::string t = Vec(n->true_value), f = Vec(n->false_value);
+        if (lin_.Invariant(n->cond)) return "(" + e_->Value(n->cond) + " ? " + t + " : " + f + ")";
+        return "ts_vsel_" + sfx_ + "(" + Mask(n->cond) + ", " + t + ", " + f + ")";
+      }
+      case TypeIndex::kIntrinsic:
+        return "ts_vabs_" + sfx_ + "(" +
+               Vec(static_cast<const tir::IntrinsicNode*>(e.get())->args[0]) + ")";
+      default:  // a cast to the same dtype
+        return Vec(static_cast<const tir::CastNode*>(e.get())->value);
+    }
+  }
+
+  std::string Mask(const PrimExpr& e) {
+    KernelEmitter::DepthGuard guard(e_);
+    if (lin_.Invariant(e)) return "ts_vmask_" + sfx_ + "(" + e_->Value(e) + ")";
+    if (const auto* n = e.as<tir::NotNode>()) return "(~" + Mask(n->a) + ")";
+    const auto* n = e.as<BinaryNode>();
+    if (n->op == BinaryOp::kAnd) return "(" + Mask(n->a) + " & " + Mask(n->b) + ")";
+    if (n->op == BinaryOp::kOr) return "(" + Mask(n->a) + " | " + Mask(n->b) + ")";
+    return "(" + Vec(n->a) + CompareOp(n->op) + Vec(n->b) + ")";
+  }
+
+  void EmitVec(const Stmt& s) {
+    KernelEmitter::DepthGuard guard(e_);
+    switch (s->type_index()) {
+      case TypeIndex::kSeqStmt:
+        for (const Stmt& c : static_cast<const tir::SeqStmtNode*>(s.get())->seq) EmitVec(c);
+        return;
+      case TypeIndex::kBufferStore: {
+        const auto* n = static_cast<const tir::BufferStoreNode*>(s.get());
+        const BufferInfo& info = e_->Buf(n->buffer.get(), "store");
+        if (info.is_input)
+          TS_THROW(kValue) << e_->ctx() << "store into input buffer '" << n->buffer->name
+                           << "'; PrimFuncs may only write their outputs and allocations";
+        std::string value = Vec(n->value);
+        e_->Line("ts_vstore_" + sfx_ + "(&" + info.name + "[" +
+                 e_->Offset(n->buffer.get(), n->indices) + "], " + value + ");");
+        return;
+      }
+      case TypeIndex::kBlock: {
+        const auto* b = static_cast<const tir::BlockNode*>(s.get());
+        e_->Open("{");
+        std::vector<std::string> values;
+        for (const tir::IterVar& iv : b->iter_vars) values.push_back(e_->Index(iv.binding));
+        std::vector<std::string> mins;
+        for (const tir::IterVar& iv : b->iter_vars)
+          mins.push_back(
+              iv.kind == tir::IterKind::kReduce && b->init.defined() ? e_->Index(iv.dom.min) : "");
+        std::string at_start;
+        for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+          const tir::VarNode* var = b->iter_vars[i].var.get();
+          e_->BindVar(var);
+          e_->Line("const int64_t " + e_->VarName(var) + " = " + values[i] + ";");
+          if (!mins[i].empty())
+            at_start += (at_start.empty() ? "" : " && ") + e_->VarName(var) + " == " + mins[i];
+        }
+        if (b->init.defined()) {
+          e_->Open("if (" + (at_start.empty() ? std::string("1") : at_start) + ") {");
+          EmitVec(b->init);
+          e_->Close();
+        }
+        EmitVec(b->body);
+        for (const tir::IterVar& iv : b->iter_vars) e_->UnbindVar(iv.var.get());
+        e_->Close();
+        return;
+      }
+      default: {  // IfThenElse with a loop-invariant condition
+        const auto* n = static_cast<const tir::IfThenElseNode*>(s.get());
+        e_->Open("if (" + e_->Value(n->cond) + ") {");
+        EmitVec(n->then_case);
+        if (n->else_case.defined()) {
+          e_->Close("} else {");
+          e_->Open("{");
+          EmitVec(n->else_case);
+          e_->Close();
+        }
+        e_->Close();
+        return;
+      }
+    }
+  }
+
+  /// The scalar form of `s` (the loop's tail).
+  void EmitScalar(const Stmt& s) { e_->EmitStmt(s); }
+
+ private:
+  KernelEmitter* e_;
+  DType elem_;
+  LinearAnalysis lin_;
+  std::string sfx_;
+};
+
+bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
+  // Which buffers are stored, and in which element type.
+  LinearAnalysis probe(loop->loop_var.get());
+  std::vector<Access> accesses;
+  if (!CollectAccesses(loop->body, &probe, &accesses)) return false;
+  std::unordered_set<const tir::BufferNode*> stored;
+  DType elem = DType::kBool;
+  for (const Access& a : accesses) {
+    if (!a.is_store) continue;
+    if (a.buffer->dtype != DType::kFloat32 && a.buffer->dtype != DType::kFloat64) return false;
+    if (!stored.empty() && a.buffer->dtype != elem) return false;
+    elem = a.buffer->dtype;
+    stored.insert(a.buffer);
+  }
+  if (stored.empty()) return false;
+  VectorEmitter v(e, loop, elem);
+  v.lin().SetStored(stored);
+  accesses.clear();
+  CollectAccesses(loop->body, &v.lin(), &accesses);
+  if (!IterationsIndependent(accesses, v.lin()) || !v.OkStmt(loop->body, 0)) return false;
+
+  int lanes = e->vector_bytes() / (elem == DType::kFloat32 ? 4 : 8);
+  std::string lo = e->Temp("lo"), hi = e->Temp("hi"), it = e->Temp("v");
+  e->Line("/* vectorized: " + std::to_string(lanes) + " lanes of " + DTypeName(elem) + " */");
+  e->Line("const int64_t " + lo + " = " + e->Index(loop->min) + ";");
+  e->Line("const int64_t " + hi + " = " + lo + " + " + e->Index(loop->extent) + ";");
+  e->Line("int64_t " + it + " = " + lo + ";");
+  const tir::VarNode* var = loop->loop_var.get();
+  e->BindVar(var);
+  const std::string name = e->VarName(var);
+  e->Open("for (; " + it + " + " + std::to_string(lanes) + " <= " + hi + "; " + it +
+          " += " + std::to_string(lanes) + ") {");
+  e->Line("const int64_t " + name + " = " + it + ";");
+  v.EmitVec(loop->body);
+  e->Close();
+  e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
+  e->Line("const int64_t " + name + " = " + it + ";");
+  v.EmitScalar(loop->body);
+  e->Close();
+  e->UnbindVar(var);
+  return true;
+}
+
+}  // namespace tessera::native::detail

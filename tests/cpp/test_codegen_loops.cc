@@ -1,0 +1,219 @@
+// Native codegen vs the interpreter on statements: blocks with init (matmul, row sum),
+// scratch allocations, guarded padding, parallel loops on an ABI thread pool, vectorized
+// loops (contiguous, broadcast, strided, tails), unrolled loops.
+#include "codegen_test_util.h"
+
+namespace tessera {
+namespace {
+
+using namespace tir;  // NOLINT
+using testing::ExpectMatchesInterp;
+using testing::MakeArgs;
+using testing::ParsePrimFunc;
+using testing::RunInterp;
+using testing::RunNative;
+using testing::TestCompileOptions;
+using testing::TestPool;
+
+std::string MatmulText(const char* j_kind, bool k_outer) {
+  std::string block =
+      "block \"matmul\"(%vi: int32 in 0 +: 16 spatial = %i, %vj: int32 in 0 +: 20 spatial = %j, "
+      "%vk: int32 in 0 +: 24 reduce = %k) reads(%A[%vi, 0 +: 24], %B[0 +: 24, %vj]) "
+      "writes(%C[%vi, %vj]) {\n init {\n %C[%vi, %vj] = 0f;\n }\n"
+      "%C[%vi, %vj] = %C[%vi, %vj] + %A[%vi, %vk] * %B[%vk, %vj];\n }\n";
+  std::string j = std::string("for %j: int32 in 0 +: 20 ") + j_kind + " {\n";
+  std::string k = "for %k: int32 in 0 +: 24 {\n";
+  std::string inner = k_outer ? k + j + block + "}\n}\n" : j + k + block + "}\n}\n";
+  return "primfn @matmul(%A: Buffer[(16, 24), float32], %B: Buffer[(24, 20), float32]) -> "
+         "(%C: Buffer[(16, 20), float32]) {\n for %i: int32 in 0 +: 16 parallel {\n" +
+         inner + "}\n}\n";
+}
+
+TEST(CodegenLoops, MatmulBlockWithInitAndReduction) {
+  TestPool pool;
+  TsKernelEnv env = pool.Env();
+  ExpectMatchesInterp(ParsePrimFunc(MatmulText("", false), "matmul"), "matmul", 1, &env);
+  PrimFunc vec = ParsePrimFunc(MatmulText("vectorized", true), "matmul");
+  ExpectMatchesInterp(vec, "matmul_vec", 2, &env);
+  ExpectMatchesInterp(vec, "matmul_vec_serial", 3, nullptr);
+  // The vectorized j loop runs on SIMD registers, init included.
+  std::string c = native::GenerateC({{"m", vec}});
+  EXPECT_NE(c.find("ts_vstore_f32("), std::string::npos) << c;
+}
+
+TEST(CodegenLoops, RowSumAndAddOneFromTheReadme) {
+  const char* text = R"(
+primfn @rowsum(%A: Buffer[(7, 33), float32]) -> (%B: Buffer[(7), float32]) {
+  for %i: int32 in 0 +: 7 {
+    for %k: int32 in 0 +: 33 {
+      block "sum"(%vi: int32 in 0 +: 7 spatial = %i, %vk: int32 in 0 +: 33 reduce = %k) reads(%A[%vi, 0 +: 33]) writes(%B[%vi]) {
+        init {
+          %B[%vi] = 0f;
+        }
+        %B[%vi] = %B[%vi] + %A[%vi, %vk];
+      }
+    }
+  }
+}
+primfn @add_one(%A: Buffer[(10), float32]) -> (%B: Buffer[(10), float32]) {
+  for %i: int32 in 0 +: 10 parallel {
+    block "compute"(%vi: int32 in 0 +: 10 spatial = %i) reads(%A[%vi]) writes(%B[%vi]) {
+      %B[%vi] = %A[%vi] + 1f;
+    }
+  }
+}
+)";
+  ExpectMatchesInterp(ParsePrimFunc(text, "rowsum"), "rowsum", 4);
+  TestPool pool;
+  TsKernelEnv env = pool.Env();
+  ExpectMatchesInterp(ParsePrimFunc(text, "add_one"), "add_one", 5, &env);
+}
+
+PrimFunc Scratch(int64_t n) {
+  Buffer a = MakeBuffer("A", {4, n}), b = MakeBuffer("B", {4, n}), t = MakeBuffer("T", {n});
+  tir::Var i = tir::MakeVar("i"), j = tir::MakeVar("j"), j2 = tir::MakeVar("j");
+  Stmt fill = MakeFor(j, IntImm(0), IntImm(n / 2), ForKind::kSerial,
+                      MakeStore(t, MakeLoad(a, {i, j}) * FloatImm(2), {j}));
+  Stmt use = MakeFor(j2, IntImm(0), IntImm(n), ForKind::kSerial,
+                     MakeStore(b, MakeLoad(t, {IntImm(n - 1) - j2}) + MakeLoad(t, {j2}), {i, j2}));
+  return MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(4), ForKind::kSerial, MakeAllocate(t, MakeSeq({fill, use}))));
+}
+
+TEST(CodegenLoops, ScratchAllocationsOnStackAndHeapStartZeroed) {
+  ExpectMatchesInterp(Scratch(16), "scratch_small", 6);
+  ExpectMatchesInterp(Scratch(5000), "scratch_large", 7);
+  EXPECT_NE(native::GenerateC({{"s", Scratch(16)}}).find("__attribute__((aligned(64))) = {0}"),
+            std::string::npos);
+  EXPECT_NE(native::GenerateC({{"s", Scratch(5000)}}).find("posix_memalign"), std::string::npos);
+}
+
+TEST(CodegenLoops, PaddingWithSelectAndIfThenElse) {
+  Buffer a = MakeBuffer("A", {10}), b = MakeBuffer("B", {14}), c = MakeBuffer("C", {14});
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr inside = MakeBinary(BinaryOp::kAnd, MakeBinary(BinaryOp::kGE, i, IntImm(2)),
+                               MakeBinary(BinaryOp::kLT, i, IntImm(12)));
+  PrimExpr shifted = MakeLoad(a, {i - IntImm(2)});
+  Stmt body = MakeSeq(
+      {MakeStore(b, MakeSelect(inside, shifted, FloatImm(0)), {i}),
+       MakeIfThenElse(inside, MakeStore(c, shifted, {i}), MakeStore(c, FloatImm(-1), {i}))});
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized})
+    ExpectMatchesInterp(MakePrimFunc({a, b, c}, 2, MakeFor(i, IntImm(0), IntImm(14), kind, body)),
+                        std::string("pad_") + ForKindName(kind), 8);
+}
+
+TEST(CodegenLoops, ParallelLoopRunsEachIterationOnceOnThePool) {
+  Buffer a = MakeBuffer("A", {103}), b = MakeBuffer("B", {103});
+  tir::Var i = tir::MakeVar("i");
+  // B starts at zero, so B == A + 1 only if every iteration ran exactly once.
+  PrimFunc f =
+      MakePrimFunc({a, b}, 1,
+                   MakeFor(i, IntImm(0), IntImm(103), ForKind::kParallel,
+                           MakeStore(b, MakeLoad(b, {i}) + MakeLoad(a, {i}) + FloatImm(1), {i})));
+  runtime::Module mod = native::BuildNativeModule({{"par", f}}, TestCompileOptions());
+  std::vector<NDArray> args = MakeArgs(f, 9);
+  std::vector<NDArray> want = RunInterp(f, args);
+  TestPool pool;
+  TsKernelEnv env = pool.Env();
+  testing::ExpectClose(RunNative(mod, "par", args, &env)[1], want[1], "pool");
+  EXPECT_EQ(pool.calls, 1);
+  std::vector<int> seen(103, 0);
+  for (auto [begin, end] : pool.chunks)
+    for (int64_t k = begin; k < end; ++k) ++seen[static_cast<size_t>(k)];
+  for (int k = 0; k < 103; ++k) EXPECT_EQ(seen[static_cast<size_t>(k)], 1) << k;
+  // Without a pool (null env or null parallel_for) the loop runs serially.
+  testing::ExpectClose(RunNative(mod, "par", args, nullptr)[1], want[1], "null env");
+  TsKernelEnv serial{nullptr, nullptr};
+  testing::ExpectClose(RunNative(mod, "par", args, &serial)[1], want[1], "null parallel_for");
+}
+
+TEST(CodegenLoops, ParallelBodiesCaptureOuterVariablesAndScratch) {
+  Buffer a = MakeBuffer("A", {3, 40}), b = MakeBuffer("B", {3, 40}), t = MakeBuffer("T", {40});
+  tir::Var o = tir::MakeVar("o"), i = tir::MakeVar("i"), j = tir::MakeVar("j"),
+           k = tir::MakeVar("k");
+  PrimExpr scale = MakeCast(DType::kFloat32, o + IntImm(1));
+  // The nested parallel loop inside a parallel body runs serially.
+  Stmt fill = MakeFor(i, IntImm(0), IntImm(4), ForKind::kParallel,
+                      MakeFor(j, IntImm(0), IntImm(10), ForKind::kParallel,
+                              MakeStore(t, MakeLoad(a, {o, i * 10 + j}) * scale, {i * 10 + j})));
+  Stmt use = MakeFor(k, IntImm(0), IntImm(40), ForKind::kParallel,
+                     MakeStore(b, MakeLoad(t, {k}) - FloatImm(0.5), {o, k}));
+  PrimFunc f = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(o, IntImm(0), IntImm(3), ForKind::kSerial, MakeAllocate(t, MakeSeq({fill, use}))));
+  TestPool pool;
+  TsKernelEnv env = pool.Env();
+  ExpectMatchesInterp(f, "capture", 10, &env);
+  EXPECT_EQ(pool.calls, 6);  // two outlined loops per outer iteration; inner one serial
+}
+
+/// C[i] = f(A[i], B[i], S) over `n` elements with a vectorized loop.
+PrimFunc VectorKernel(int64_t n, DType d, bool strided) {
+  Buffer a = MakeBuffer("A", {2 * n}, d), b = MakeBuffer("B", {n}, d), s = MakeBuffer("S", {2}, d);
+  Buffer c = MakeBuffer("C", {n}, d), e = MakeBuffer("E", {n}, d);
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr x = MakeLoad(a, {strided ? i * 2 : PrimExpr(i)}), y = MakeLoad(b, {i});
+  PrimExpr s0 = MakeLoad(s, {IntImm(0)}), s1 = MakeLoad(s, {IntImm(1)});
+  PrimExpr v = MakeBinary(BinaryOp::kMax, x * s0 + y, MakeIntrinsic("abs", {y}) - s1);
+  PrimExpr w = MakeSelect(
+      MakeBinary(BinaryOp::kOr, MakeBinary(BinaryOp::kLT, x, y),
+                 MakeNot(MakeBinary(BinaryOp::kGE, y, s1))),
+      MakeBinary(BinaryOp::kDiv, MakeBinary(BinaryOp::kMin, x, s1), s0 + FloatImm(4.0, d)),
+      MakeCast(d, FloatImm(0.25, d)));
+  Stmt body = MakeSeq({MakeStore(c, v, {i}), MakeStore(e, MakeLoad(c, {i}) * w - x, {i})});
+  return MakePrimFunc({a, b, s, c, e}, 2,
+                      MakeFor(i, IntImm(0), IntImm(n), ForKind::kVectorized, body));
+}
+
+TEST(CodegenLoops, VectorizedLoopsWithAndWithoutTails) {
+  int lanes32 = native::HostVectorBytes() / 4;
+  for (DType d : {DType::kFloat32, DType::kFloat64}) {
+    for (int64_t n : {int64_t{3}, int64_t{16}, int64_t{19}, int64_t{64}, int64_t{lanes32 + 1}}) {
+      std::string name = std::string("vec_") + DTypeName(d) + "_" + std::to_string(n);
+      ExpectMatchesInterp(VectorKernel(n, d, false), name, 11);
+      ExpectMatchesInterp(VectorKernel(n, d, true), name + "_strided", 12);
+    }
+  }
+  std::string sfx = "_f32(";
+  std::string contiguous = native::GenerateC({{"v", VectorKernel(19, DType::kFloat32, false)}});
+  EXPECT_NE(contiguous.find("ts_vload" + sfx), std::string::npos) << contiguous;
+  EXPECT_NE(contiguous.find("ts_vbcast" + sfx), std::string::npos) << contiguous;
+  EXPECT_NE(contiguous.find(std::to_string(lanes32) + " lanes of float32"), std::string::npos);
+  // A strided load is not contiguous: a plain loop the C compiler may vectorize itself.
+  std::string strided = native::GenerateC({{"v", VectorKernel(19, DType::kFloat32, true)}});
+  EXPECT_EQ(strided.find("ts_vload" + sfx + "&"), std::string::npos) << strided;
+  EXPECT_NE(strided.find("#pragma GCC ivdep"), std::string::npos) << strided;
+  // The width follows the options (AVX-512 hosts: 16 floats).
+  std::string wide = native::GenerateC({{"v", VectorKernel(19, DType::kFloat32, false)}}, {64});
+  EXPECT_NE(wide.find("16 lanes of float32"), std::string::npos);
+}
+
+TEST(CodegenLoops, VectorizedLoopWithCarriedDependenceStaysSerial) {
+  Buffer a = MakeBuffer("A", {20}), b = MakeBuffer("B", {21});
+  tir::Var i = tir::MakeVar("i");
+  // B[i + 1] depends on B[i]: neither SIMD nor ivdep is allowed.
+  PrimFunc f = MakePrimFunc({a, b}, 1,
+                            MakeFor(i, IntImm(0), IntImm(20), ForKind::kVectorized,
+                                    MakeStore(b, MakeLoad(b, {i}) + MakeLoad(a, {i}), {i + 1})));
+  std::string c = native::GenerateC({{"dep", f}});
+  EXPECT_EQ(c.find("ivdep"), std::string::npos) << c;
+  EXPECT_EQ(c.find("lanes of"), std::string::npos) << c;
+  ExpectMatchesInterp(f, "dep", 13);
+}
+
+TEST(CodegenLoops, UnrolledLoops) {
+  Buffer a = MakeBuffer("A", {6, 4}), b = MakeBuffer("B", {6});
+  tir::Var i = tir::MakeVar("i"), k = tir::MakeVar("k");
+  PrimFunc f = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(6), ForKind::kSerial,
+              MakeFor(k, IntImm(0), IntImm(4), ForKind::kUnrolled,
+                      MakeStore(b, MakeLoad(b, {i}) + MakeLoad(a, {i, k}) * MakeLoad(a, {i, k}),
+                                {i}))));
+  EXPECT_NE(native::GenerateC({{"u", f}}).find("#pragma GCC unroll 4"), std::string::npos);
+  ExpectMatchesInterp(f, "unrolled", 14);
+}
+
+}  // namespace
+}  // namespace tessera
