@@ -1,0 +1,21 @@
+// The LowerToTIR pass: every Primitive function call (and every op call outside one)
+// becomes call_tir into a scheduled PrimFunc added to the module.
+#pragma once
+
+#include "tessera/ir/module.h"
+#include "tessera/transform/pass.h"
+
+namespace tessera {
+
+/// In every graph function, each call of a Primitive function without a `Compiler` attr
+/// (a global, an inline `fn` literal or a let-bound one) and each op call outside such a
+/// function becomes `call_tir(@name, (args...), out_type)`; the lowered, ScheduleDefault-ed
+/// PrimFunc is added with attr global_symbol = name. Names are "fused_" plus the op names
+/// (dots as underscores), `_1`, `_2`, ... on collisions; structurally identical functions
+/// share one PrimFunc. Primitive functions no longer referenced are dropped.
+Pass LowerToTIR();
+
+/// The transformation LowerToTIR runs, on a module.
+IRModule LowerModuleToTIR(const IRModule& mod);
+
+}  // namespace tessera

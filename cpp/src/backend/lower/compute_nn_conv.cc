@@ -1,0 +1,91 @@
+// Compute rule of nn.conv2d: one reduction over (in-channel of the group, kh, kw) for any
+// data layout (NCHW, NHWC, ...), kernel layout (OIHW, HWIO, ...), groups, strides,
+// padding and dilation; out_dtype widens the operands before the multiply.
+#include "../../op/nn_defs.h"
+#include "compute_rules.h"
+#include "tessera/support/error.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+namespace {
+
+std::vector<int64_t> Pair(const Attrs& attrs, const char* key) {
+  std::vector<int64_t> v = attrs.GetInts(key);
+  if (v.size() == 1) v.push_back(v[0]);
+  return v;
+}
+
+std::vector<int64_t> Padding4(const Attrs& attrs) {
+  std::vector<int64_t> p = attrs.GetInts("padding");
+  if (p.size() == 1) return {p[0], p[0], p[0], p[0]};
+  if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
+  return p;
+}
+
+PrimExpr InRange(const PrimExpr& v, int64_t n) {
+  return MakeBinary(BinaryOp::kAnd, MakeBinary(BinaryOp::kGE, v, IntImm(0)),
+                    MakeBinary(BinaryOp::kLT, v, IntImm(n)));
+}
+
+std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>& in,
+                               const Attrs& attrs, const Type& out) {
+  using op_defs::nn::Layout2D;
+  TensorExpr data = in[0], weight = in[1];
+  Layout2D L = op_defs::nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
+  std::vector<int> K = op_defs::nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW",
+                                                           "kernel_layout");
+  std::vector<int64_t> s = Pair(attrs, "strides"), d = Pair(attrs, "dilation");
+  std::vector<int64_t> pad = Padding4(attrs);
+  int64_t groups = attrs.GetInt("groups");
+  const auto* ot = out.as<TensorTypeNode>();
+  int64_t out_c = weight.shape[K[0]], icpg = weight.shape[K[1]];
+  int64_t kh = weight.shape[K[2]], kw = weight.shape[K[3]];
+  int64_t ocpg = out_c / groups;
+  int64_t in_h = data.shape[L.h], in_w = data.shape[L.w];
+  bool padded = pad[0] || pad[1] || pad[2] || pad[3];
+  DType dt = ot->dtype;
+
+  auto input_pos = [=](const Indices& i, const Indices& r) {
+    PrimExpr ih = Simplify(i[L.h] * s[0] + r[1] * d[0] + IntImm(-pad[0]));
+    PrimExpr iw = Simplify(i[L.w] * s[1] + r[2] * d[1] + IntImm(-pad[1]));
+    return std::make_pair(ih, iw);
+  };
+  ReduceSpec spec;
+  spec.shape = ot->shape;
+  spec.dtype = dt;
+  spec.reduce_extents = {icpg, kh, kw};
+  spec.init = Const(0, dt);
+  spec.update = [=](const PrimExpr& acc, const Indices& i, const Indices& r) {
+    auto [ih, iw] = input_pos(i, r);
+    PrimExpr ic = groups == 1 ? r[0] : Simplify(FloorDiv(i[L.c], IntImm(ocpg)) * icpg + r[0]);
+    Indices di(4), wi(4);
+    di[L.n] = i[L.n];
+    di[L.c] = ic;
+    di[L.h] = ih;
+    di[L.w] = iw;
+    wi[K[0]] = i[L.c];
+    wi[K[1]] = r[0];
+    wi[K[2]] = r[1];
+    wi[K[3]] = r[2];
+    PrimExpr x = data.at(di), w = weight.at(wi);
+    if (x->dtype != dt) x = MakeCast(dt, x);
+    if (w->dtype != dt) w = MakeCast(dt, w);
+    return acc + x * w;
+  };
+  if (padded)
+    spec.predicate = [=](const Indices& i, const Indices& r) {
+      auto [ih, iw] = input_pos(i, r);
+      return MakeBinary(BinaryOp::kAnd, InRange(ih, in_h), InRange(iw, in_w));
+    };
+  return {ctx.Reduce(spec, "conv2d")};
+}
+
+}  // namespace
+
+void RegisterNNConvRules(ComputeRegistry& r) {
+  r.Register("nn.conv2d", Conv2D);
+}
+
+}  // namespace tessera::lower

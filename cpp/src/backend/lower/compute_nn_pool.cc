@@ -1,0 +1,192 @@
+// Compute rules of 2-D pooling: max/avg (strides, dilation, padding, ceil_mode,
+// count_include_pad), global and adaptive pools, as one guarded reduction each.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../../op/nn_defs.h"
+#include "compute_rules.h"
+#include "tessera/support/error.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+namespace {
+
+std::vector<int64_t> Pair(const Attrs& attrs, const char* key) {
+  std::vector<int64_t> v = attrs.GetInts(key);
+  if (v.size() == 1) v.push_back(v[0]);
+  return v;
+}
+
+std::vector<int64_t> Padding4(const Attrs& attrs) {
+  std::vector<int64_t> p = attrs.GetInts("padding");
+  if (p.size() == 1) return {p[0], p[0], p[0], p[0]};
+  if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
+  return p;
+}
+
+/// The most negative finite value of `dtype`: what max pooling starts from.
+double Lowest(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat64:
+      return std::numeric_limits<double>::lowest();
+    case DType::kFloat16:
+      return -65504.0;
+    case DType::kBFloat16:
+      return -3.3895313892515355e38;
+    case DType::kInt8:
+      return -128.0;
+    case DType::kInt32:
+      return static_cast<double>(std::numeric_limits<int32_t>::min());
+    case DType::kInt64:
+      return static_cast<double>(std::numeric_limits<int64_t>::min());
+    case DType::kUInt8:
+    case DType::kBool:
+      return 0.0;
+    default:
+      return std::numeric_limits<float>::lowest();
+  }
+}
+
+PrimExpr And(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kAnd, a, b);
+}
+PrimExpr InRange(const PrimExpr& v, int64_t n) {
+  return And(MakeBinary(BinaryOp::kGE, v, IntImm(0)), MakeBinary(BinaryOp::kLT, v, IntImm(n)));
+}
+PrimExpr Min(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kMin, a, b);
+}
+PrimExpr Max(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kMax, a, b);
+}
+
+/// Number of taps t in [0, k) with 0 <= start + t*d < limit, for start = o*s - pad.
+PrimExpr TapCount(const PrimExpr& o, int64_t s, int64_t pad, int64_t d, int64_t k, int64_t limit) {
+  PrimExpr start = Simplify(o * s + IntImm(-pad));
+  PrimExpr neg = MakeBinary(BinaryOp::kSub, IntImm(0), start);
+  PrimExpr lo = MakeSelect(MakeBinary(BinaryOp::kGE, start, IntImm(0)), IntImm(0),
+                           Min(IntImm(k), FloorDiv(neg + IntImm(d - 1), IntImm(d))));
+  PrimExpr last_ok = MakeBinary(BinaryOp::kSub, IntImm(limit - 1), start);
+  PrimExpr hi = MakeSelect(MakeBinary(BinaryOp::kLT, last_ok, IntImm(0)), lo,
+                           Max(lo, Min(IntImm(k), FloorDiv(last_ok, IntImm(d)) + IntImm(1))));
+  return MakeBinary(BinaryOp::kSub, hi, lo);
+}
+
+ComputeRule Pool(bool is_max) {
+  return [is_max](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
+                  const Type& out) {
+    TensorExpr x = in[0];
+    auto L = op_defs::nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    std::vector<int64_t> k = Pair(attrs, "pool_size"), s = Pair(attrs, "strides");
+    std::vector<int64_t> d = Pair(attrs, "dilation"), p = Padding4(attrs);
+    bool include_pad = !is_max && attrs.GetBool("count_include_pad");
+    int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
+    DType dt = x.dtype;
+    ReduceSpec spec;
+    spec.shape = out.as<TensorTypeNode>()->shape;
+    spec.dtype = dt;
+    spec.reduce_extents = {k[0], k[1]};
+    spec.init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+    auto pos = [=](const Indices& i, const Indices& r) {
+      return std::make_pair(Simplify(i[L.h] * s[0] + r[0] * d[0] + IntImm(-p[0])),
+                            Simplify(i[L.w] * s[1] + r[1] * d[1] + IntImm(-p[1])));
+    };
+    spec.update = [=](const PrimExpr& acc, const Indices& i, const Indices& r) {
+      auto [ih, iw] = pos(i, r);
+      Indices xi = i;
+      xi[L.h] = ih;
+      xi[L.w] = iw;
+      PrimExpr v = x.at(xi);
+      return is_max ? Max(acc, v) : acc + v;
+    };
+    spec.predicate = [=](const Indices& i, const Indices& r) {
+      auto [ih, iw] = pos(i, r);
+      return And(InRange(ih, in_h), InRange(iw, in_w));
+    };
+    if (!is_max)
+      spec.finalize = [=](const PrimExpr& acc, const Indices& i) {
+        PrimExpr ch, cw;
+        if (include_pad) {
+          // Taps inside the explicitly padded extent (not the ceil_mode overhang).
+          ch = TapCount(i[L.h], s[0], 0, d[0], k[0], in_h + p[0] + p[2]);
+          cw = TapCount(i[L.w], s[1], 0, d[1], k[1], in_w + p[1] + p[3]);
+        } else {
+          ch = TapCount(i[L.h], s[0], p[0], d[0], k[0], in_h);
+          cw = TapCount(i[L.w], s[1], p[1], d[1], k[1], in_w);
+        }
+        PrimExpr count = Max(ch * cw, IntImm(1));
+        return MakeBinary(BinaryOp::kDiv, acc, MakeCast(dt, count));
+      };
+    return std::vector<TensorExpr>{ctx.Reduce(spec, is_max ? "max_pool2d" : "avg_pool2d")};
+  };
+}
+
+/// Adaptive windows [floor(o*in/out), ceil((o+1)*in/out)) as a reduction over the
+/// largest window with a guard.
+TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const op_defs::nn::Layout2D& L,
+                    const std::vector<int64_t>& out_shape, bool is_max, const char* name) {
+  int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
+  int64_t out_h = out_shape[L.h], out_w = out_shape[L.w];
+  auto max_window = [](int64_t in_n, int64_t out_n) {
+    int64_t m = 0;
+    for (int64_t o = 0; o < out_n; ++o)
+      m = std::max(m, ((o + 1) * in_n + out_n - 1) / out_n - o * in_n / out_n);
+    return m;
+  };
+  auto lo = [](const PrimExpr& o, int64_t in_n, int64_t out_n) {
+    return FloorDiv(o * in_n, IntImm(out_n));
+  };
+  auto hi = [](const PrimExpr& o, int64_t in_n, int64_t out_n) {
+    return FloorDiv(o * in_n + IntImm(in_n + out_n - 1), IntImm(out_n));
+  };
+  DType dt = x.dtype;
+  ReduceSpec spec;
+  spec.shape = out_shape;
+  spec.dtype = dt;
+  spec.reduce_extents = {max_window(in_h, out_h), max_window(in_w, out_w)};
+  spec.init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+  spec.update = [=](const PrimExpr& acc, const Indices& i, const Indices& r) {
+    Indices xi = i;
+    xi[L.h] = Simplify(lo(i[L.h], in_h, out_h) + r[0]);
+    xi[L.w] = Simplify(lo(i[L.w], in_w, out_w) + r[1]);
+    PrimExpr v = x.at(xi);
+    return is_max ? Max(acc, v) : acc + v;
+  };
+  spec.predicate = [=](const Indices& i, const Indices& r) {
+    return And(MakeBinary(BinaryOp::kLT, Simplify(lo(i[L.h], in_h, out_h) + r[0]),
+                          hi(i[L.h], in_h, out_h)),
+               MakeBinary(BinaryOp::kLT, Simplify(lo(i[L.w], in_w, out_w) + r[1]),
+                          hi(i[L.w], in_w, out_w)));
+  };
+  if (!is_max)
+    spec.finalize = [=](const PrimExpr& acc, const Indices& i) {
+      PrimExpr ch = MakeBinary(BinaryOp::kSub, hi(i[L.h], in_h, out_h), lo(i[L.h], in_h, out_h));
+      PrimExpr cw = MakeBinary(BinaryOp::kSub, hi(i[L.w], in_w, out_w), lo(i[L.w], in_w, out_w));
+      return MakeBinary(BinaryOp::kDiv, acc, MakeCast(dt, Max(ch * cw, IntImm(1))));
+    };
+  return ctx.Reduce(spec, name);
+}
+
+ComputeRule AdaptiveRule(bool is_max, const char* name) {
+  return [is_max, name](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
+                        const Type& out) {
+    auto L = op_defs::nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    return std::vector<TensorExpr>{
+        Adaptive(ctx, in[0], L, out.as<TensorTypeNode>()->shape, is_max, name)};
+  };
+}
+
+}  // namespace
+
+void RegisterNNPoolRules(ComputeRegistry& r) {
+  r.Register("nn.max_pool2d", Pool(true));
+  r.Register("nn.avg_pool2d", Pool(false));
+  r.Register("nn.global_max_pool2d", AdaptiveRule(true, "global_max_pool2d"));
+  r.Register("nn.global_avg_pool2d", AdaptiveRule(false, "global_avg_pool2d"));
+  r.Register("nn.adaptive_avg_pool2d", AdaptiveRule(false, "adaptive_avg_pool2d"));
+}
+
+}  // namespace tessera::lower

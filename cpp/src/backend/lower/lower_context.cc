@@ -1,0 +1,350 @@
+// LowerContext (statements and scratch buffers of the PrimFunc being built), the compute
+// registry and the scalar helpers the compute rules share.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "compute_rules.h"
+#include "lower_util.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+// ---- expression walks ------------------------------------------------------------
+
+void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoadNode*)>& fn) {
+  std::vector<const PrimExprNode*> stack{expr.get()};
+  while (!stack.empty()) {
+    const PrimExprNode* e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    switch (e->type_index()) {
+      case TypeIndex::kBinary: {
+        auto* n = static_cast<const BinaryNode*>(e);
+        stack.push_back(n->b.get());
+        stack.push_back(n->a.get());
+        break;
+      }
+      case TypeIndex::kNot:
+        stack.push_back(static_cast<const NotNode*>(e)->a.get());
+        break;
+      case TypeIndex::kSelect: {
+        auto* n = static_cast<const SelectNode*>(e);
+        stack.push_back(n->false_value.get());
+        stack.push_back(n->true_value.get());
+        stack.push_back(n->cond.get());
+        break;
+      }
+      case TypeIndex::kCast:
+        stack.push_back(static_cast<const CastNode*>(e)->value.get());
+        break;
+      case TypeIndex::kBufferLoad: {
+        auto* n = static_cast<const BufferLoadNode*>(e);
+        fn(n);
+        for (auto it = n->indices.rbegin(); it != n->indices.rend(); ++it)
+          stack.push_back(it->get());
+        break;
+      }
+      case TypeIndex::kIntrinsic: {
+        auto* n = static_cast<const IntrinsicNode*>(e);
+        for (auto it = n->args.rbegin(); it != n->args.rend(); ++it) stack.push_back(it->get());
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+BufferRegion PointRegion(const Buffer& buffer, const Indices& indices) {
+  BufferRegion r{buffer, {}};
+  for (const PrimExpr& i : indices) r.region.push_back({i, IntImm(1)});
+  return r;
+}
+
+std::vector<BufferRegion> ReadRegions(const std::vector<PrimExpr>& exprs, const BufferNode* skip) {
+  std::vector<BufferRegion> regions;
+  std::vector<const BufferLoadNode*> seen;
+  for (const PrimExpr& e : exprs) {
+    if (!e.defined()) continue;
+    ForEachLoad(e, [&](const BufferLoadNode* load) {
+      if (load->buffer.get() == skip) return;
+      for (const BufferLoadNode* s : seen) {
+        if (s->buffer.get() != load->buffer.get()) continue;
+        bool same = true;
+        for (size_t d = 0; same && d < s->indices.size(); ++d)
+          same = StructuralEqual(s->indices[d], load->indices[d]);
+        if (same) return;
+      }
+      seen.push_back(load);
+      regions.push_back(PointRegion(load->buffer, load->indices));
+    });
+  }
+  return regions;
+}
+
+Indices AsIndices(const std::vector<tir::Var>& vars) {
+  return Indices(vars.begin(), vars.end());
+}
+
+Stmt WrapLoops(const std::vector<tir::Var>& loop_vars, const std::vector<int64_t>& extents,
+               Stmt body) {
+  for (size_t d = loop_vars.size(); d-- > 0;)
+    body = MakeFor(loop_vars[d], IntImm(0), IntImm(extents[d]), ForKind::kSerial, body);
+  return body;
+}
+
+// ---- helpers -----------------------------------------------------------------------
+
+TensorExpr FromBuffer(const Buffer& buffer) {
+  return {buffer->shape, buffer->dtype, [buffer](const Indices& i) { return MakeLoad(buffer, i); }};
+}
+
+TensorExpr Broadcast(PrimExpr value, std::vector<int64_t> shape) {
+  DType dt = value->dtype;
+  return {std::move(shape), dt, [value](const Indices&) { return value; }};
+}
+
+PrimExpr Const(double value, DType dtype) {
+  if (IsFloat(dtype)) return FloatImm(value, dtype);
+  if (dtype == DType::kBool) return IntImm(value != 0 ? 1 : 0, DType::kBool);
+  return IntImm(static_cast<int64_t>(value), dtype);
+}
+
+std::vector<tir::Var> MakeVars(const std::string& prefix, size_t n) {
+  std::vector<tir::Var> vars;
+  for (size_t i = 0; i < n; ++i) vars.push_back(tir::MakeVar(prefix + std::to_string(i)));
+  return vars;
+}
+
+Indices BroadcastIndices(const std::vector<int64_t>& shape, const Indices& out) {
+  size_t off = out.size() - shape.size();
+  Indices idx;
+  for (size_t d = 0; d < shape.size(); ++d) idx.push_back(shape[d] == 1 ? IntImm(0) : out[d + off]);
+  return idx;
+}
+
+PrimExpr NanMax(const PrimExpr& a, const PrimExpr& b) {
+  if (!IsFloat(a->dtype)) return MakeBinary(BinaryOp::kMax, a, b);
+  return MakeSelect(
+      MakeBinary(BinaryOp::kNE, a, a), a,
+      MakeSelect(MakeBinary(BinaryOp::kNE, b, b), b, MakeBinary(BinaryOp::kMax, a, b)));
+}
+
+PrimExpr NanMin(const PrimExpr& a, const PrimExpr& b) {
+  if (!IsFloat(a->dtype)) return MakeBinary(BinaryOp::kMin, a, b);
+  return MakeSelect(
+      MakeBinary(BinaryOp::kNE, a, a), a,
+      MakeSelect(MakeBinary(BinaryOp::kNE, b, b), b, MakeBinary(BinaryOp::kMin, a, b)));
+}
+
+// ---- LowerContext ------------------------------------------------------------------
+
+struct LowerContext::Pending {
+  ReduceSpec spec;
+  std::string name;
+  Buffer placeholder;
+  // While null, the placeholder tensor loads the placeholder buffer (so fusion checks can
+  // find its accesses); while an epilogue is emitted it yields finalize(dest[i]).
+  Buffer dest;
+  bool done = false;  // emitted: the placeholder tensor must not be read any more
+};
+
+LowerContext::LowerContext() = default;
+LowerContext::~LowerContext() = default;
+
+std::string LowerContext::FreshName(const std::string& base) {
+  std::string name = base;
+  for (int k = 1; std::find(names_.begin(), names_.end(), name) != names_.end(); ++k)
+    name = base + "_" + std::to_string(k);
+  names_.push_back(name);
+  return name;
+}
+
+Buffer LowerContext::AllocScratch(const std::string& name, std::vector<int64_t> shape,
+                                  DType dtype) {
+  Buffer b = MakeBuffer(FreshName(name), std::move(shape), dtype);
+  scratch_.push_back(b);
+  return b;
+}
+
+void LowerContext::Emit(Stmt stmt) {
+  stmts_.push_back(std::move(stmt));
+}
+
+void LowerContext::StoreInto(const TensorExpr& value, const Buffer& buffer,
+                             const std::string& name) {
+  TS_ICHECK(value.shape == buffer->shape) << "StoreInto: shape mismatch for " << name;
+  size_t rank = buffer->shape.size();
+  std::vector<tir::Var> loops = MakeVars("i", rank), iters = MakeVars("v", rank);
+  Indices vi = AsIndices(iters);
+  PrimExpr v = value.at(vi);
+  if (v->dtype != buffer->dtype) v = MakeCast(buffer->dtype, v);
+  std::vector<IterVar> ivs;
+  for (size_t d = 0; d < rank; ++d)
+    ivs.push_back({iters[d], {IntImm(0), IntImm(buffer->shape[d])}, IterKind::kSpatial, loops[d]});
+  Stmt block = MakeBlock(FreshName(name), ivs, ReadRegions({v}), {PointRegion(buffer, vi)}, nullptr,
+                         MakeStore(buffer, v, vi));
+  Emit(WrapLoops(loops, buffer->shape, block));
+}
+
+TensorExpr LowerContext::Materialize(const TensorExpr& value, const std::string& name) {
+  Buffer b = AllocScratch(name, value.shape, value.dtype);
+  StoreInto(value, b, name);
+  return FromBuffer(b);
+}
+
+namespace {
+
+/// The reduction nest for `spec` writing `dest`; with `epilogue`, a second block in the
+/// same spatial loops rewrites each element once its reduction is complete.
+Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string& name,
+                   const Buffer& dest, const std::function<PrimExpr(const Indices&)>& epilogue,
+                   const BufferNode* placeholder) {
+  size_t rank = spec.shape.size(), nred = spec.reduce_extents.size();
+  std::vector<tir::Var> loops = MakeVars("i", rank), iters = MakeVars("v", rank);
+  std::vector<tir::Var> rloops = MakeVars("k", nred), riters = MakeVars("r", nred);
+  Indices vi = AsIndices(iters), vr = AsIndices(riters);
+  PrimExpr acc = MakeLoad(dest, vi);
+  PrimExpr upd = spec.update(acc, vi, vr);
+  PrimExpr pred = spec.predicate ? spec.predicate(vi, vr) : PrimExpr();
+  Stmt body = MakeStore(dest, upd, vi);
+  if (pred.defined()) body = MakeIfThenElse(pred, body);
+  bool empty_domain = false;
+  std::vector<IterVar> ivs;
+  for (size_t d = 0; d < rank; ++d)
+    ivs.push_back({iters[d], {IntImm(0), IntImm(spec.shape[d])}, IterKind::kSpatial, loops[d]});
+  for (size_t d = 0; d < nred; ++d) {
+    empty_domain = empty_domain || spec.reduce_extents[d] == 0;
+    ivs.push_back(
+        {riters[d], {IntImm(0), IntImm(spec.reduce_extents[d])}, IterKind::kReduce, rloops[d]});
+  }
+  std::vector<PrimExpr> read_exprs{upd};
+  if (pred.defined()) read_exprs.push_back(pred);
+  std::vector<BufferRegion> reads = ReadRegions(read_exprs);
+  std::vector<Stmt> seq;
+  Stmt init = MakeStore(dest, spec.init, vi);
+  if (empty_domain) {
+    // The reduce block never runs, so the identity is stored by a block of its own.
+    std::vector<IterVar> sivs(ivs.begin(), ivs.begin() + rank);
+    seq.push_back(
+        MakeBlock(ctx.FreshName(name + "_init"), sivs, {}, {PointRegion(dest, vi)}, nullptr, init));
+  } else {
+    Stmt block = MakeBlock(ctx.FreshName(name), ivs, reads, {PointRegion(dest, vi)}, init, body);
+    seq.push_back(WrapLoops(rloops, spec.reduce_extents, block));
+  }
+  if (epilogue) {
+    std::vector<tir::Var> eiters = MakeVars("v", rank);
+    Indices ei = AsIndices(eiters);
+    std::vector<IterVar> eivs;
+    for (size_t d = 0; d < rank; ++d)
+      eivs.push_back({eiters[d], {IntImm(0), IntImm(spec.shape[d])}, IterKind::kSpatial, loops[d]});
+    PrimExpr v = epilogue(ei);
+    if (v->dtype != dest->dtype) v = MakeCast(dest->dtype, v);
+    std::vector<BufferRegion> ereads = ReadRegions({v}, placeholder);
+    seq.push_back(MakeBlock(ctx.FreshName(name + "_epilogue"), eivs, ereads,
+                            {PointRegion(dest, ei)}, nullptr, MakeStore(dest, v, ei)));
+  }
+  return WrapLoops(loops, spec.shape, MakeSeq(seq));
+}
+
+}  // namespace
+
+TensorExpr LowerContext::ReduceNow(const ReduceSpec& spec, const std::string& name) {
+  Buffer b = AllocScratch(name, spec.shape, spec.dtype);
+  std::function<PrimExpr(const Indices&)> epi;
+  if (spec.finalize) epi = [&](const Indices& i) { return spec.finalize(MakeLoad(b, i), i); };
+  Emit(ReductionNest(*this, spec, name, b, epi, nullptr));
+  return FromBuffer(b);
+}
+
+TensorExpr LowerContext::Reduce(ReduceSpec spec, const std::string& name) {
+  auto p = std::make_shared<Pending>();
+  p->name = name;
+  p->placeholder = MakeBuffer(name + "_placeholder", spec.shape, spec.dtype);
+  p->spec = std::move(spec);
+  pending_.push_back(p);
+  std::weak_ptr<Pending> weak = p;
+  TensorExpr t;
+  t.shape = p->spec.shape;
+  t.dtype = p->spec.dtype;
+  t.at = [weak](const Indices& i) -> PrimExpr {
+    auto self = weak.lock();
+    TS_ICHECK(self && !self->done) << "pending reduction read after it was emitted";
+    if (!self->dest.defined()) return MakeLoad(self->placeholder, i);
+    PrimExpr acc = MakeLoad(self->dest, i);
+    return self->spec.finalize ? self->spec.finalize(acc, i) : acc;
+  };
+  return t;
+}
+
+std::vector<std::shared_ptr<LowerContext::Pending>> LowerContext::TakePending() {
+  std::vector<std::shared_ptr<Pending>> out;
+  out.swap(pending_);
+  return out;
+}
+
+Buffer LowerContext::PlaceholderOf(const std::shared_ptr<Pending>& p) {
+  return p->placeholder;
+}
+
+void LowerContext::EmitPending(const std::shared_ptr<Pending>& p, const TensorExpr& epilogue,
+                               const Buffer& dest) {
+  TS_ICHECK(dest->dtype == p->spec.dtype) << "reduction " << p->name << ": accumulator dtype";
+  p->dest = dest;
+  // Without finalize and with the placeholder itself as the epilogue, no second block.
+  PrimExpr probe = epilogue.at(Indices(p->spec.shape.size(), IntImm(0)));
+  bool trivial = !p->spec.finalize && probe->type_index() == TypeIndex::kBufferLoad &&
+                 static_cast<const BufferLoadNode*>(probe.get())->buffer.same_as(dest);
+  std::function<PrimExpr(const Indices&)> epi;
+  if (!trivial) epi = epilogue.at;
+  Emit(ReductionNest(*this, p->spec, p->name, dest, epi, p->placeholder.get()));
+  p->done = true;
+}
+
+Stmt LowerContext::Finish() {
+  Stmt body = MakeSeq(stmts_);
+  if (!body.defined() || stmts_.empty()) body = MakeSeq({});
+  for (size_t i = scratch_.size(); i-- > 0;) body = MakeAllocate(scratch_[i], body);
+  return body;
+}
+
+// ---- ComputeRegistry ---------------------------------------------------------------
+
+ComputeRegistry& ComputeRegistry::Global() {
+  static ComputeRegistry* registry = [] {
+    auto* r = new ComputeRegistry();
+    RegisterElemwiseRules(*r);
+    RegisterTransformRules(*r);
+    RegisterReduceRules(*r);
+    RegisterNNRules(*r);
+    RegisterNNConvRules(*r);
+    RegisterNNPoolRules(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void ComputeRegistry::Register(const std::string& op_name, ComputeRule rule) {
+  TS_ICHECK(!Find(op_name)) << "compute rule for '" << op_name << "' registered twice";
+  rules_.emplace_back(op_name, std::move(rule));
+}
+
+const ComputeRule* ComputeRegistry::Find(const std::string& op_name) const {
+  for (const auto& [name, rule] : rules_)
+    if (name == op_name) return &rule;
+  return nullptr;
+}
+
+std::vector<std::string> ComputeRegistry::ListOps() const {
+  std::vector<std::string> names;
+  for (const auto& entry : rules_) names.push_back(entry.first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace tessera::lower

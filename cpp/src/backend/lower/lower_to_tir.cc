@@ -1,0 +1,217 @@
+// LowerToTIR: rewrites graph functions so they only call PrimFuncs (call_tir), lowering
+// each distinct Primitive function (or lone op call) once.
+#include "tessera/backend/lower/lower_to_tir.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tessera/backend/lower/lower_primitive.h"
+#include "tessera/backend/lower/schedule_default.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/ir/visitor.h"
+#include "tessera/op/op.h"
+#include "tessera/support/error.h"
+#include "tessera/transform/infer_type.h"
+
+namespace tessera {
+
+namespace {
+
+bool IsLowerablePrimitive(const FunctionNode* fn) {
+  return fn && GetIntAttr(fn, attr::kPrimitive) != 0 && !fn->attrs.Has(attr::kCompiler);
+}
+
+struct Kernel {
+  Function func;
+  size_t hash;
+  std::string name;
+  std::vector<Constant> constants;
+};
+
+class ModuleLowerer {
+ public:
+  explicit ModuleLowerer(IRModule mod) : mod_(std::move(mod)) {
+    for (const auto& [name, f] : mod_.functions()) names_.insert(name);
+  }
+
+  IRModule Run();
+
+ private:
+  Expr RewriteBody(const Expr& body);
+  std::vector<Expr> Children(const Expr& e) const;
+  Expr RewriteNode(const Expr& e, const std::unordered_map<const ExprNode*, Expr>& memo);
+  /// call_tir of the PrimFunc for `prim` on `args` (already rewritten).
+  Expr LowerCall(const Function& prim, const std::vector<Expr>& args, const Type& out_type);
+  const FunctionNode* PrimitiveCallee(const CallNode* call) const;
+  std::string UniqueName(const std::string& base);
+
+  IRModule mod_;
+  std::unordered_set<std::string> names_;
+  std::vector<Kernel> kernels_;
+  std::vector<std::pair<std::string, tir::PrimFunc>> prim_funcs_;
+  std::unordered_map<const ExprNode*, Expr> let_functions_;
+};
+
+std::string ModuleLowerer::UniqueName(const std::string& base) {
+  std::string name = base;
+  for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+  names_.insert(name);
+  return name;
+}
+
+const FunctionNode* ModuleLowerer::PrimitiveCallee(const CallNode* call) const {
+  if (const auto* fn = call->callee.as<FunctionNode>())
+    return IsLowerablePrimitive(fn) ? fn : nullptr;
+  if (const auto* gv = call->callee.as<GlobalVarNode>()) {
+    BaseFunc f = mod_.Find(gv->name);
+    const auto* fn = f.defined() ? f.as<FunctionNode>() : nullptr;
+    return IsLowerablePrimitive(fn) ? fn : nullptr;
+  }
+  if (call->callee.as<VarNode>()) {
+    auto it = let_functions_.find(call->callee.get());
+    if (it != let_functions_.end()) return it->second.as<FunctionNode>();
+  }
+  return nullptr;
+}
+
+std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
+  if (const auto* fn = e.as<FunctionNode>())
+    return IsLowerablePrimitive(fn) ? std::vector<Expr>{} : ExprChildren(e);
+  if (const auto* l = e.as<LetNode>()) {
+    if (IsLowerablePrimitive(l->value.as<FunctionNode>())) return {l->body};
+    return ExprChildren(e);
+  }
+  if (const auto* c = e.as<CallNode>()) {
+    if (PrimitiveCallee(c) || c->op()) return c->args;
+  }
+  return ExprChildren(e);
+}
+
+Expr ModuleLowerer::LowerCall(const Function& prim, const std::vector<Expr>& args,
+                              const Type& out_type) {
+  size_t hash = StructuralHash(Expr(prim));
+  const Kernel* kernel = nullptr;
+  for (const Kernel& k : kernels_)
+    if (k.hash == hash && StructuralEqual(Expr(k.func), Expr(prim), true)) kernel = &k;
+  if (!kernel) {
+    std::string name = UniqueName(lower::KernelName(prim));
+    lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(prim, name);
+    prim_funcs_.emplace_back(name, lower::ScheduleDefault(lowered.func));
+    kernels_.push_back({prim, hash, name, lowered.constants});
+    kernel = &kernels_.back();
+  }
+  std::vector<Expr> flat;
+  for (size_t i = 0; i < prim->params.size(); ++i) {
+    const Var& p = prim->params[i];
+    Type t = p->type_annotation.defined() ? p->type_annotation : p->checked_type();
+    if (const auto* tt = t.as<TupleTypeNode>()) {
+      if (const auto* tup = args[i].as<TupleNode>()) {
+        flat.insert(flat.end(), tup->fields.begin(), tup->fields.end());
+      } else {
+        for (size_t k = 0; k < tt->fields.size(); ++k)
+          flat.push_back(MakeTupleGetItem(args[i], static_cast<int>(k)));
+      }
+    } else {
+      flat.push_back(args[i]);
+    }
+  }
+  for (const Constant& c : kernel->constants) flat.push_back(c);
+  return MakeOpCall(kCallTirOp, {MakeGlobalVar(kernel->name), MakeTuple(flat)}, {}, {out_type});
+}
+
+Expr ModuleLowerer::RewriteNode(const Expr& e,
+                                const std::unordered_map<const ExprNode*, Expr>& memo) {
+  auto mapped = [&](const Expr& x) {
+    auto it = memo.find(x.get());
+    return it == memo.end() ? x : it->second;
+  };
+  if (const auto* l = e.as<LetNode>()) {
+    if (IsLowerablePrimitive(l->value.as<FunctionNode>())) return mapped(l->body);
+  }
+  if (const auto* c = e.as<CallNode>()) {
+    std::vector<Expr> args;
+    for (const Expr& a : c->args) args.push_back(mapped(a));
+    if (const FunctionNode* fn = PrimitiveCallee(c))
+      return LowerCall(Function(fn), args, c->checked_type());
+    if (c->op() && c->op()->name != kCallTirOp) {
+      // A lone op: lowered as a one-op Primitive function.
+      std::vector<Var> params;
+      std::vector<Expr> pargs;
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        Var p = MakeVar("p" + std::to_string(i), c->args[i]->checked_type());
+        params.push_back(p);
+        pargs.push_back(p);
+      }
+      Function prim = MakeFunction(params, MakeCall(c->callee, pargs, c->attrs, c->type_args),
+                                   c->checked_type(), Attrs{{attr::kPrimitive, int64_t{1}}});
+      InferExprType(prim);
+      return LowerCall(prim, args, c->checked_type());
+    }
+    if (c->op()) return MakeCall(c->callee, args, c->attrs, c->type_args);
+  }
+  std::vector<Expr> kids = ExprChildren(e);
+  if (kids.empty()) return e;
+  for (Expr& k : kids) k = mapped(k);
+  return WithChildren(e, kids);
+}
+
+Expr ModuleLowerer::RewriteBody(const Expr& body) {
+  std::unordered_map<const ExprNode*, Expr> memo;
+  std::unordered_set<const ExprNode*> done;
+  std::vector<std::pair<Expr, bool>> stack{{body, false}};
+  while (!stack.empty()) {
+    auto [e, expanded] = stack.back();
+    stack.pop_back();
+    if (done.count(e.get())) continue;
+    if (expanded) {
+      memo[e.get()] = RewriteNode(e, memo);
+      done.insert(e.get());
+      continue;
+    }
+    if (const auto* l = e.as<LetNode>())
+      if (IsLowerablePrimitive(l->value.as<FunctionNode>()))
+        let_functions_[l->var.get()] = l->value;
+    stack.push_back({e, true});
+    std::vector<Expr> kids = Children(e);
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+      if (!done.count(it->get())) stack.push_back({*it, false});
+  }
+  return memo.at(body.get());
+}
+
+IRModule ModuleLowerer::Run() {
+  IRModule out = mod_;
+  for (const auto& [name, base] : mod_.functions()) {
+    const auto* fn = base.as<FunctionNode>();
+    if (!fn || GetIntAttr(fn, attr::kPrimitive) != 0 || fn->attrs.Has(attr::kCompiler)) continue;
+    Expr body = RewriteBody(fn->body);
+    if (body.same_as(fn->body)) continue;
+    out = out.WithFunction(name, MakeFunction(fn->params, body, fn->ret_type, fn->attrs));
+  }
+  for (const auto& [name, pf] : prim_funcs_) out = out.WithFunction(name, pf);
+  // Drop Primitive functions nothing references any more.
+  std::unordered_set<std::string> referenced;
+  for (const auto& [name, base] : out.functions())
+    if (const auto* fn = base.as<FunctionNode>())
+      PostOrderVisit(fn->body, [&](const Expr& x) {
+        if (const auto* gv = x.as<GlobalVarNode>()) referenced.insert(gv->name);
+      });
+  for (const auto& [name, base] : mod_.functions())
+    if (IsLowerablePrimitive(base.as<FunctionNode>()) && !referenced.count(name))
+      out = out.WithoutFunction(name);
+  return InferTypes(out);
+}
+
+}  // namespace
+
+IRModule LowerModuleToTIR(const IRModule& mod) {
+  return ModuleLowerer(InferTypes(mod)).Run();
+}
+
+Pass LowerToTIR() {
+  return CreateModulePass([](IRModule mod, const PassContext&) { return LowerModuleToTIR(mod); },
+                          PassInfo{"LowerToTIR", 0, {}});
+}
+
+}  // namespace tessera

@@ -1,0 +1,27 @@
+// Private: scalar-expression walks shared by the lowering files (load collection,
+// access regions, loop-nest construction).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "tessera/backend/lower/compute.h"
+
+namespace tessera::lower {
+
+/// Calls `fn` on every buffer load in `expr` (iteratively, any depth).
+void ForEachLoad(const tir::PrimExpr& expr,
+                 const std::function<void(const tir::BufferLoadNode*)>& fn);
+/// The point access regions (index, extent 1) of every distinct load in `exprs`,
+/// skipping `skip` (a placeholder) when given.
+std::vector<tir::BufferRegion> ReadRegions(const std::vector<tir::PrimExpr>& exprs,
+                                           const tir::BufferNode* skip = nullptr);
+/// The point region buffer[indices].
+tir::BufferRegion PointRegion(const tir::Buffer& buffer, const Indices& indices);
+/// `indices` as a vector of expressions.
+Indices AsIndices(const std::vector<tir::Var>& vars);
+/// Wraps `body` in serial loops over `extents` with the given loop variables (outermost first).
+tir::Stmt WrapLoops(const std::vector<tir::Var>& loop_vars, const std::vector<int64_t>& extents,
+                    tir::Stmt body);
+
+}  // namespace tessera::lower

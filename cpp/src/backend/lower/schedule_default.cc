@@ -1,0 +1,235 @@
+// ScheduleDefault: loop annotations and the two loop transformations it needs (fusing the
+// two outermost loops, splitting the innermost by 8) on the nests LowerPrimitive emits.
+#include "tessera/backend/lower/schedule_default.h"
+
+#include <unordered_map>
+
+#include "lower_util.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/support/error.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+namespace {
+
+constexpr int64_t kMinParallelWork = 1024;  // iterations below which threads cost more
+constexpr int64_t kMinParallelExtent = 8;   // shorter outer loops get fused with the next
+constexpr int64_t kVectorWidth = 8;
+
+using VarMap = std::unordered_map<const tir::VarNode*, PrimExpr>;
+
+PrimExpr SubstExpr(const PrimExpr& e, const VarMap& map) {
+  if (!e.defined()) return e;
+  switch (e->type_index()) {
+    case TypeIndex::kTirVar: {
+      auto it = map.find(static_cast<const tir::VarNode*>(e.get()));
+      return it == map.end() ? e : it->second;
+    }
+    case TypeIndex::kBinary: {
+      auto* n = static_cast<const BinaryNode*>(e.get());
+      return MakeBinary(n->op, SubstExpr(n->a, map), SubstExpr(n->b, map));
+    }
+    case TypeIndex::kNot:
+      return MakeNot(SubstExpr(static_cast<const NotNode*>(e.get())->a, map));
+    case TypeIndex::kSelect: {
+      auto* n = static_cast<const SelectNode*>(e.get());
+      return MakeSelect(SubstExpr(n->cond, map), SubstExpr(n->true_value, map),
+                        SubstExpr(n->false_value, map));
+    }
+    case TypeIndex::kCast: {
+      auto* n = static_cast<const CastNode*>(e.get());
+      return MakeCast(n->dtype, SubstExpr(n->value, map));
+    }
+    case TypeIndex::kBufferLoad: {
+      auto* n = static_cast<const BufferLoadNode*>(e.get());
+      std::vector<PrimExpr> idx;
+      for (const PrimExpr& i : n->indices) idx.push_back(SubstExpr(i, map));
+      return MakeLoad(n->buffer, idx);
+    }
+    case TypeIndex::kIntrinsic: {
+      auto* n = static_cast<const IntrinsicNode*>(e.get());
+      std::vector<PrimExpr> args;
+      for (const PrimExpr& a : n->args) args.push_back(SubstExpr(a, map));
+      return MakeIntrinsic(n->name, args);
+    }
+    default:
+      return e;
+  }
+}
+
+/// Substitutes loop variables; only block bindings and loop bounds can mention them
+/// (block bodies use the block's own iteration variables).
+Stmt SubstStmt(const Stmt& s, const VarMap& map) {
+  if (!s.defined()) return s;
+  switch (s->type_index()) {
+    case TypeIndex::kFor: {
+      auto* n = static_cast<const ForNode*>(s.get());
+      return MakeFor(n->loop_var, SubstExpr(n->min, map), SubstExpr(n->extent, map), n->kind,
+                     SubstStmt(n->body, map));
+    }
+    case TypeIndex::kBlock: {
+      auto* n = static_cast<const BlockNode*>(s.get());
+      std::vector<IterVar> ivs = n->iter_vars;
+      for (IterVar& iv : ivs) iv.binding = Simplify(SubstExpr(iv.binding, map));
+      return MakeBlock(n->name, ivs, n->reads, n->writes, n->init, n->body);
+    }
+    case TypeIndex::kSeqStmt: {
+      std::vector<Stmt> seq;
+      for (const Stmt& c : static_cast<const SeqStmtNode*>(s.get())->seq)
+        seq.push_back(SubstStmt(c, map));
+      return MakeSeq(seq);
+    }
+    case TypeIndex::kIfThenElse: {
+      auto* n = static_cast<const IfThenElseNode*>(s.get());
+      return MakeIfThenElse(SubstExpr(n->cond, map), SubstStmt(n->then_case, map),
+                            SubstStmt(n->else_case, map));
+    }
+    case TypeIndex::kAllocate: {
+      auto* n = static_cast<const AllocateNode*>(s.get());
+      return MakeAllocate(n->buffer, SubstStmt(n->body, map));
+    }
+    default:
+      return s;
+  }
+}
+
+bool Mentions(const PrimExpr& e, const tir::VarNode* v) {
+  // A variable mentioned anywhere changes the result of substituting it.
+  VarMap probe;
+  probe[v] = tir::MakeVar("probe");
+  return !StructuralEqual(SubstExpr(e, probe), e);
+}
+
+/// True when no block under `s` binds a reduce iteration variable to `v`.
+bool OnlySpatial(const Stmt& s, const tir::VarNode* v) {
+  bool ok = true;
+  std::vector<const StmtNode*> stack{s.get()};
+  while (!stack.empty() && ok) {
+    const StmtNode* n = stack.back();
+    stack.pop_back();
+    if (!n) continue;
+    if (auto* f = (IsInstance<ForNode>(n) ? static_cast<const ForNode*>(n) : nullptr)) {
+      stack.push_back(f->body.get());
+    } else if (auto* b = (IsInstance<BlockNode>(n) ? static_cast<const BlockNode*>(n) : nullptr)) {
+      for (const IterVar& iv : b->iter_vars)
+        if (iv.kind == IterKind::kReduce && Mentions(iv.binding, v)) ok = false;
+    } else if (auto* q =
+                   (IsInstance<SeqStmtNode>(n) ? static_cast<const SeqStmtNode*>(n) : nullptr)) {
+      for (const Stmt& c : q->seq) stack.push_back(c.get());
+    } else if (auto* i = (IsInstance<IfThenElseNode>(n) ? static_cast<const IfThenElseNode*>(n)
+                                                        : nullptr)) {
+      stack.push_back(i->then_case.get());
+      stack.push_back(i->else_case.get());
+    } else if (auto* a =
+                   (IsInstance<AllocateNode>(n) ? static_cast<const AllocateNode*>(n) : nullptr)) {
+      stack.push_back(a->body.get());
+    }
+  }
+  return ok;
+}
+
+int64_t ConstExtent(const ForNode* f) {
+  auto* imm = f->extent.as<IntImmNode>();
+  return imm ? imm->value : -1;
+}
+
+/// Iterations of the loop nest `s` along its first path.
+int64_t Work(const Stmt& s) {
+  int64_t work = 1;
+  const StmtNode* n = s.get();
+  while (auto* f = (IsInstance<ForNode>(n) ? static_cast<const ForNode*>(n) : nullptr)) {
+    work *= std::max<int64_t>(ConstExtent(f), 1);
+    n = f->body.get();
+    if (auto* q = (IsInstance<SeqStmtNode>(n) ? static_cast<const SeqStmtNode*>(n) : nullptr))
+      n = q->seq.empty() ? nullptr : q->seq[0].get();
+  }
+  return work;
+}
+
+/// Vectorizes the innermost loop of an elementwise nest: a loop whose body is one block
+/// with only spatial iteration variables whose last write index is bound to the loop.
+Stmt Vectorize(const Stmt& s) {
+  auto* f = s.as<ForNode>();
+  if (!f) return s;
+  if (f->body->type_index() == TypeIndex::kFor) {
+    Stmt inner = Vectorize(f->body);
+    return inner.same_as(f->body) ? s : MakeFor(f->loop_var, f->min, f->extent, f->kind, inner);
+  }
+  auto* b = f->body.as<BlockNode>();
+  if (!b || b->init.defined() || b->writes.size() != 1 || !b->body.as<BufferStoreNode>()) return s;
+  for (const IterVar& iv : b->iter_vars)
+    if (iv.kind != IterKind::kSpatial) return s;
+  const auto& region = b->writes[0].region;
+  if (region.empty()) return s;
+  const IterVar* last = nullptr;
+  for (const IterVar& iv : b->iter_vars)
+    if (region.back().min.same_as(iv.var)) last = &iv;
+  if (!last || !last->binding.same_as(f->loop_var)) return s;
+  int64_t extent = ConstExtent(f);
+  if (extent <= 1) return s;
+  if (extent <= kVectorWidth)
+    return MakeFor(f->loop_var, f->min, f->extent, ForKind::kVectorized, f->body);
+  tir::Var outer = tir::MakeVar(f->loop_var->name + "_o"),
+           inner = tir::MakeVar(f->loop_var->name + "_v");
+  int64_t main = extent / kVectorWidth * kVectorWidth;
+  VarMap m;
+  m[f->loop_var.get()] = Simplify(outer * kVectorWidth + inner + f->min);
+  Stmt vec = MakeFor(
+      outer, IntImm(0), IntImm(extent / kVectorWidth), ForKind::kSerial,
+      MakeFor(inner, IntImm(0), IntImm(kVectorWidth), ForKind::kVectorized, SubstStmt(f->body, m)));
+  if (main == extent) return vec;
+  tir::Var tail = tir::MakeVar(f->loop_var->name + "_t");
+  VarMap tm;
+  tm[f->loop_var.get()] = Simplify(tail + f->min);
+  return MakeSeq({vec, MakeFor(tail, IntImm(main), IntImm(extent - main), ForKind::kSerial,
+                               SubstStmt(f->body, tm))});
+}
+
+/// Parallelizes the outermost loop of a top-level nest.
+Stmt Parallelize(const Stmt& s) {
+  auto* f = s.as<ForNode>();
+  if (!f || f->kind != ForKind::kSerial || Work(s) < kMinParallelWork) return s;
+  if (!OnlySpatial(s, f->loop_var.get())) return s;
+  int64_t e0 = ConstExtent(f);
+  auto* g = f->body.as<ForNode>();
+  if (e0 >= 0 && e0 < kMinParallelExtent && g && g->kind == ForKind::kSerial &&
+      ConstExtent(g) > 0 && OnlySpatial(f->body, g->loop_var.get())) {
+    int64_t e1 = ConstExtent(g);
+    tir::Var fused = tir::MakeVar(f->loop_var->name + "_" + g->loop_var->name + "_f");
+    VarMap m;
+    m[f->loop_var.get()] = FloorDiv(fused, IntImm(e1));
+    m[g->loop_var.get()] = FloorMod(fused, IntImm(e1));
+    return MakeFor(fused, IntImm(0), IntImm(e0 * e1), ForKind::kParallel, SubstStmt(g->body, m));
+  }
+  if (e0 < 2) return s;
+  return MakeFor(f->loop_var, f->min, f->extent, ForKind::kParallel, f->body);
+}
+
+Stmt ScheduleTop(const Stmt& s) {
+  if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, ScheduleTop(a->body));
+  if (auto* q = s.as<SeqStmtNode>()) {
+    std::vector<Stmt> seq;
+    for (const Stmt& c : q->seq) seq.push_back(ScheduleTop(c));
+    return MakeSeq(seq);
+  }
+  if (!s.as<ForNode>()) return s;
+  Stmt v = Vectorize(s);
+  if (auto* q = v.as<SeqStmtNode>()) {
+    std::vector<Stmt> seq;
+    for (const Stmt& c : q->seq) seq.push_back(Parallelize(c));
+    return MakeSeq(seq);
+  }
+  return Parallelize(v);
+}
+
+}  // namespace
+
+PrimFunc ScheduleDefault(const PrimFunc& func) {
+  if (!func.defined()) TS_THROW(kValue) << "ScheduleDefault: null PrimFunc";
+  if (!func->body.defined()) return func;
+  return MakePrimFunc(func->params, func->num_outputs, ScheduleTop(func->body), func->attrs);
+}
+
+}  // namespace tessera::lower
