@@ -175,6 +175,15 @@ TEST(CodegenLoops, VectorizedLoopsWithAndWithoutTails) {
       ExpectMatchesInterp(VectorKernel(n, d, true), name + "_strided", 12);
     }
   }
+  // Other dtypes take the plain-loop path the C compiler vectorizes itself.
+  ExpectMatchesInterp(VectorKernel(21, DType::kFloat16, false), "vec_f16", 16, nullptr, 1e-3);
+  Buffer a = MakeBuffer("A", {45}, DType::kInt32), b = MakeBuffer("B", {45}, DType::kInt32);
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr x = MakeLoad(a, {i});
+  ExpectMatchesInterp(MakePrimFunc({a, b}, 1,
+                                   MakeFor(i, IntImm(0), IntImm(45), ForKind::kVectorized,
+                                           MakeStore(b, x * x + FloorMod(x, IntImm(7)), {i}))),
+                      "vec_i32", 17);
   std::string sfx = "_f32(";
   std::string contiguous = native::GenerateC({{"v", VectorKernel(19, DType::kFloat32, false)}});
   EXPECT_NE(contiguous.find("ts_vload" + sfx), std::string::npos) << contiguous;
@@ -213,6 +222,33 @@ TEST(CodegenLoops, UnrolledLoops) {
                                 {i}))));
   EXPECT_NE(native::GenerateC({{"u", f}}).find("#pragma GCC unroll 4"), std::string::npos);
   ExpectMatchesInterp(f, "unrolled", 14);
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+using namespace tir;  // NOLINT
+
+TEST(CodegenLoops, LoopBoundsFromOuterVariablesAndAwkwardNames) {
+  // Names that are C keywords, ABI names or not identifiers at all are renamed.
+  Buffer a = MakeBuffer("float", {8, 8}), b = MakeBuffer("env", {8, 8});
+  Buffer c = MakeBuffer("ts_status", {8}, DType::kInt64), d = MakeBuffer("A-B", {8, 8});
+  tir::Var i = tir::MakeVar("for"), j = tir::MakeVar("buffers", DType::kInt64);
+  tir::Var k = tir::MakeVar("int32_t");
+  // A triangular nest: the inner loop's bounds depend on the outer variable.
+  PrimExpr jj = MakeCast(DType::kInt32, j);
+  Stmt tri = MakeFor(j, MakeCast(DType::kInt64, i), MakeCast(DType::kInt64, IntImm(8) - i),
+                     ForKind::kSerial,
+                     MakeSeq({MakeStore(b, MakeLoad(a, {i, jj}) * FloatImm(3), {i, jj}),
+                              MakeStore(c, MakeLoad(c, {i}) + j, {i})}));
+  Stmt rev = MakeFor(k, IntImm(0), IntImm(8), ForKind::kVectorized,
+                     MakeStore(d, MakeLoad(a, {IntImm(7) - i, k}), {i, k}));
+  PrimFunc f = MakePrimFunc(
+      {a, b, c, d}, 3, MakeFor(i, IntImm(0), IntImm(8), ForKind::kSerial, MakeSeq({tri, rev})));
+  testing::ExpectMatchesInterp(f, "names", 15);
 }
 
 }  // namespace

@@ -174,7 +174,14 @@ TEST(CodegenModule, SaveLoadThroughTheModuleTreeGivesIdenticalResults) {
   }
   EXPECT_THROW(native::LoadNativeModule(bytes.substr(0, 5)), tessera::Error);
   EXPECT_THROW(native::LoadNativeModule(mod->SaveToBytes().substr(0, 40)), tessera::Error);
-  // A symbol table naming a function the object lacks is a clear error.
+  // Bytes that are no shared object, and a symbol table naming a function the object
+  // lacks, are clear errors.
+  try {
+    native::NativeModuleNode junk("definitely not an ELF file", {});
+    FAIL() << "expected a load error";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot load the shared object"), std::string::npos);
+  }
   try {
     native::NativeModuleNode bad(node->shared_object(), {{"k", "no_such_function"}});
     FAIL() << "expected a missing-symbol error";
@@ -253,6 +260,11 @@ TEST(CodegenModule, CodegenErrorsNameTheProblem) {
   EXPECT_NE(message(into_input).find("store into input buffer 'A'"), std::string::npos);
   EXPECT_NE(message(unbound).find("variable 'stray'"), std::string::npos);
   EXPECT_THROW(native::GenerateC({{"k", AddConst(1)}, {"k", AddConst(2)}}), tessera::Error);
+  // Absurdly deep expressions are refused with an error, not a stack overflow.
+  PrimExpr deep = MakeLoad(a, {IntImm(0)});
+  for (int n = 0; n < 5000; ++n) deep = deep + FloatImm(1);
+  PrimFunc too_deep = MakePrimFunc({a, b}, 1, MakeStore(b, deep, {IntImm(0)}));
+  EXPECT_NE(message(too_deep).find("nested deeper than"), std::string::npos);
 }
 
 }  // namespace

@@ -331,7 +331,9 @@ std::string KernelEmitter::IndexImpl(const PrimExpr& e) {
     return "((int64_t)" + Value(e) + ")";
   }
   const auto* n = e.as<BinaryNode>();
-  if (!n || n->dtype == DType::kBool || n->a->dtype == DType::kBool)
+  // int32/int64 index arithmetic is done in int64 without wrap-around (in-bounds indices
+  // never overflow); narrower types keep their exact wrapping value semantics.
+  if (!n || (n->dtype != DType::kInt32 && n->dtype != DType::kInt64))
     return "((int64_t)" + Value(e) + ")";
   std::string a = Index(n->a), b = Index(n->b);
   const auto* ia = n->a.as<tir::IntImmNode>();

@@ -113,10 +113,7 @@ static inline double ts_floormod_f64(double x, double y) {
   return x - p;
 }
 static inline float ts_floordiv_f32(float x, float y) { return (float)ts_floordiv_f64(x, y); }
-static inline float ts_floormod_f32(float x, float y) {
-  double q = __builtin_floor((double)x / (double)y) * (double)y; /* exact: float * int */
-  return (float)((double)x - q);
-}
+static inline float ts_floormod_f32(float x, float y) { return (float)ts_floormod_f64(x, y); }
 )";
 
 }  // namespace
