@@ -7,20 +7,6 @@ namespace {
 
 using testing_runtime::ExpectError;
 
-// The native backend joins builtin_backends.cc at integration; until then a stand-in
-// with the same options lets these tests parse native targets.
-void EnsureNative() {
-  BackendRegistry& r = BackendRegistry::Global();
-  if (r.Find("native")) return;
-  Backend b;
-  b.name = "native";
-  b.description = "test stand-in";
-  b.attrs = CpuTargetAttrs();
-  b.codegen = [](const IRModule&, const std::vector<std::string>&,
-                 const Target&) -> runtime::Module { TS_THROW(kUnsupported) << "stand-in"; };
-  r.Register(std::move(b));
-}
-
 // A backend with one option of every type.
 void EnsureAllTypes() {
   BackendRegistry& r = BackendRegistry::Global();
@@ -36,7 +22,6 @@ void EnsureAllTypes() {
 }
 
 TEST(RuntimeTarget, ParsesNativeWithOptions) {
-  EnsureNative();
   Target t = Target::Parse("native -num_threads=1 -libs=blas");
   EXPECT_EQ(t.kind(), "native");
   EXPECT_EQ(t.GetInt("num_threads"), 1);
@@ -48,7 +33,6 @@ TEST(RuntimeTarget, ParsesNativeWithOptions) {
 }
 
 TEST(RuntimeTarget, DefaultsAndWhitespace) {
-  EnsureNative();
   Target t = Target::Parse("  native  ");
   EXPECT_EQ(t.GetInt("num_threads"), 0);
   EXPECT_TRUE(t.GetStringList("libs").empty());
@@ -86,7 +70,6 @@ TEST(RuntimeTarget, AllAttributeTypes) {
 }
 
 TEST(RuntimeTarget, Errors) {
-  EnsureNative();
   ExpectError([] { Target::Parse("cuda -arch=sm_80"); }, ErrorKind::kValue,
               {"unknown target kind 'cuda'", "interp", "native"});
   ExpectError([] { Target::Parse("native -foo=1"); }, ErrorKind::kValue,

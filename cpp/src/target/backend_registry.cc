@@ -85,4 +85,25 @@ std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func) {
   return name;
 }
 
+std::vector<std::pair<std::string, tir::PrimFunc>> SelectPrimFuncs(
+    const IRModule& lowered, const std::vector<std::string>& symbols, const std::string& backend) {
+  std::map<std::string, tir::PrimFunc> by_symbol;
+  for (const auto& [name, func] : lowered.functions())
+    if (const auto* pf = func.as<tir::PrimFuncNode>())
+      by_symbol.emplace(GlobalSymbolOf(name, pf), tir::PrimFunc(pf));
+  std::vector<std::pair<std::string, tir::PrimFunc>> chosen;
+  for (const std::string& s : symbols) {
+    auto it = by_symbol.find(s);
+    if (it == by_symbol.end()) {
+      std::string known;
+      for (const auto& [k, _] : by_symbol) known += (known.empty() ? "" : ", ") + k;
+      TS_THROW(kNotFound) << backend << " codegen: no PrimFunc with symbol '" << s
+                          << "' in the module (PrimFuncs: " << (known.empty() ? "none" : known)
+                          << ")";
+    }
+    chosen.push_back(*it);
+  }
+  return chosen;
+}
+
 }  // namespace tessera

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/ir/module.h"
+#include "tessera/ir/tir.h"
 #include "tessera/runtime/module.h"
 #include "tessera/target/target.h"
 
@@ -61,5 +62,10 @@ void RegisterBuiltinBackends(BackendRegistry& registry);
 
 /// The global symbol of PrimFunc `name` in a module: its `global_symbol` attr or `name`.
 std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func);
+
+/// The PrimFuncs of `lowered` whose symbols are in `symbols`, in that order, for a
+/// backend's codegen; throws a not-found error naming `backend` and the symbols there are.
+std::vector<std::pair<std::string, tir::PrimFunc>> SelectPrimFuncs(
+    const IRModule& lowered, const std::vector<std::string>& symbols, const std::string& backend);
 
 }  // namespace tessera

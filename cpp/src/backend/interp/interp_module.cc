@@ -49,22 +49,9 @@ runtime::Module InterpModuleNode::LoadFromBytes(const std::string& bytes) {
 
 runtime::Module InterpCodegen(const IRModule& lowered, const std::vector<std::string>& symbols,
                               const Target&) {
-  std::map<std::string, tir::PrimFunc> by_symbol;
-  for (const auto& [name, func] : lowered.functions())
-    if (const auto* pf = func.as<tir::PrimFuncNode>())
-      by_symbol.emplace(GlobalSymbolOf(name, pf), tir::PrimFunc(pf));
   std::map<std::string, tir::PrimFunc> chosen;
-  for (const std::string& s : symbols) {
-    auto it = by_symbol.find(s);
-    if (it == by_symbol.end()) {
-      std::string known;
-      for (const auto& [k, _] : by_symbol) known += (known.empty() ? "" : ", ") + k;
-      TS_THROW(kNotFound) << "interp codegen: no PrimFunc with symbol '" << s
-                          << "' in the module (PrimFuncs: " << (known.empty() ? "none" : known)
-                          << ")";
-    }
-    chosen.insert(*it);
-  }
+  for (auto& [symbol, func] : SelectPrimFuncs(lowered, symbols, "interp"))
+    chosen.emplace(symbol, std::move(func));
   return std::make_shared<InterpModuleNode>(std::move(chosen));
 }
 
