@@ -71,6 +71,7 @@ void BindOp(py::module_& m);
 void BindTransform(py::module_& m);
 void BindInstrument(py::module_& m);
 void BindRuntime(py::module_& m);
+void BindBuild(py::module_& m);
 
 }  // namespace tessera::python
 

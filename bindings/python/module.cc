@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   BindTransform(m);
   BindInstrument(m);
   BindRuntime(m);
+  BindBuild(m);
 }

@@ -3,7 +3,8 @@
 The package wraps the C++ library (``tessera._core``): ``tessera.ir`` for the IR,
 ``tessera.op`` for op builders generated from the op registry, ``tessera.transform`` and
 ``tessera.instrument`` for the pass infrastructure, and ``tessera.evaluate``/``tessera.run``
-to execute modules on NumPy arrays with the reference interpreter.
+to execute modules on NumPy arrays with the reference interpreter, and ``tessera.build``
+to compile them for a target (``"native"``: C for this CPU) into an ``Executable``.
 """
 from . import _core  # noqa: F401
 from .error import (  # noqa: F401
@@ -43,5 +44,6 @@ from .ir import (  # noqa: F401
     var,
 )
 from .runtime import evaluate, evaluate_function, run  # noqa: F401
+from .build import Executable, build, list_targets, load, lower  # noqa: F401
 
 __version__ = "0.1.0"

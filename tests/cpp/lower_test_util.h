@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/backend/build.h"
 #include "tessera/backend/interp/interpreter.h"
 #include "tessera/backend/lower/lower_primitive.h"
 #include "tessera/backend/lower/lower_to_tir.h"
@@ -96,8 +97,9 @@ inline bool OnlyCallTir(const IRModule& mod) {
   return ok;
 }
 
-/// Lowers @main of `text` three ways (LowerPrimitive, + ScheduleDefault, LowerToTIR) and
-/// checks each against the graph interpreter.
+/// Lowers @main of `text` three ways (LowerPrimitive, + ScheduleDefault, LowerToTIR),
+/// builds it for the native backend and runs the executable; checks each against the
+/// graph interpreter.
 inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t int_hi = 0) {
   SCOPED_TRACE(text);
   IRModule mod = InferTypes(ParseModule(text));
@@ -110,6 +112,12 @@ inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t in
   IRModule lowered = LowerModuleToTIR(mod);
   EXPECT_TRUE(OnlyCallTir(lowered)) << PrintModule(lowered);
   ExpectSameValues(want, RunMain(lowered, inputs), "LowerToTIR");
+
+  runtime::Executor native(Build(mod, "native"));
+  std::vector<NDArray> got = native.Run(inputs);
+  std::vector<NDArray> flat = want.Flatten();
+  ASSERT_EQ(got.size(), flat.size());
+  for (size_t i = 0; i < got.size(); ++i) ExpectClose(flat[i], got[i], "native build");
 }
 
 }  // namespace tessera::testing_lower

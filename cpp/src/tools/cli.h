@@ -4,14 +4,20 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "tessera/ir/module.h"
+#include "tessera/transform/pass_context.h"
+#include "tessera/transform/pass_instrument.h"
 
 namespace tessera::cli {
 
 /// `tessera opt`: prints the type-inferred module (text or JSON).
 int RunOpt(const std::vector<std::string>& args);
-/// `tessera run`: evaluates @main on .npy inputs.
+/// `tessera run`: runs @main on .npy inputs (interpreter, a target, or a compiled file).
 int RunRun(const std::vector<std::string>& args);
+/// `tessera compile`: builds a module for a target and saves the executable.
+int RunCompile(const std::vector<std::string>& args);
 
 /// Reads a whole file ("-" = standard input); throws an I/O error naming the path.
 std::string ReadFileOrStdin(const std::string& path);
@@ -19,6 +25,11 @@ std::string ReadFileOrStdin(const std::string& path);
 IRModule LoadModule(const std::string& path);
 /// Writes `text` to `path` ("-" = standard output).
 void WriteTextFile(const std::string& path, const std::string& text);
+
+/// Options ContextFromArgs reads, for ArgList's option lists.
+#define CONTEXT_OPTIONS "--opt-level", "--required-pass", "--disable-pass", "--config"
+/// Help lines for CONTEXT_OPTIONS.
+extern const char* kContextHelp;
 
 /// Minimal argument scanner: positionals plus `--flag` and `--key value` options.
 class ArgList {
@@ -36,5 +47,10 @@ class ArgList {
   std::vector<std::string> positionals_;
   std::vector<std::pair<std::string, std::string>> values_;
 };
+
+/// The PassContext CONTEXT_OPTIONS describe, with `instruments`; unknown pass names,
+/// bad levels and bad config values are value errors.
+PassContext ContextFromArgs(const ArgList& args,
+                            std::vector<std::shared_ptr<PassInstrument>> instruments = {});
 
 }  // namespace tessera::cli

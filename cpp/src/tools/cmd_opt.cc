@@ -21,11 +21,7 @@ static const char* kOptHelp =
     "and prints the result.\n"
     "  --passes PIPELINE     e.g. \"InferType,FoldConstant,FuseOps{max_depth=4}\";\n"
     "                        --list-passes shows the registered passes and options\n"
-    "  --opt-level N         PassContext opt_level (default 2); a pass whose own level is\n"
-    "                        higher is skipped, with a note on stderr\n"
-    "  --required-pass NAME  run a pass whatever the opt level (repeatable)\n"
-    "  --disable-pass NAME   skip a pass inside the pipeline (repeatable)\n"
-    "  --config KEY=VALUE    PassContext config (repeatable; --list-configs shows keys)\n"
+    "%s"
     "  --print-before-all    print the module before every pass (stdout)\n"
     "  --print-after-all     print the module after every pass (stdout)\n"
     "  --print-after-change  print after a pass only when it changed the module\n"
@@ -35,18 +31,6 @@ static const char* kOptHelp =
     "  --emit FORMAT         text (default) or json\n"
     "  -o OUT                write to OUT instead of standard output\n"
     "  --show-types          annotate bindings with their inferred types (text only)\n";
-
-/// Parses a `--config KEY=VALUE` value: true/false, integers, numbers, else a string.
-static AttrValue ParseConfigValue(const std::string& text) {
-  if (text == "true" || text == "True") return AttrValue(true);
-  if (text == "false" || text == "False") return AttrValue(false);
-  char* end = nullptr;
-  long long i = std::strtoll(text.c_str(), &end, 10);
-  if (!text.empty() && *end == '\0') return AttrValue(static_cast<int64_t>(i));
-  double d = std::strtod(text.c_str(), &end);
-  if (!text.empty() && *end == '\0') return AttrValue(d);
-  return AttrValue(text);
-}
 
 static void ListPassesAndConfigs(bool passes, bool configs) {
   if (passes) {
@@ -61,20 +45,6 @@ static void ListPassesAndConfigs(bool passes, bool configs) {
     for (const ConfigOption& c : ListConfigs())
       std::printf("%-28s %-6s default %-8s %s\n", c.key.c_str(), AttrKindName(c.kind),
                   c.default_value.ToString().c_str(), c.description.c_str());
-  }
-}
-
-/// Rejects names in --required-pass / --disable-pass that no registered pass has: on the
-/// command line a typo would otherwise silently change nothing.
-static void CheckPassNames(const std::vector<std::string>& names, const char* option) {
-  std::vector<const PassRegistration*> passes = ListPasses();
-  for (const std::string& name : names) {
-    bool known = std::any_of(passes.begin(), passes.end(),
-                             [&](const PassRegistration* r) { return r->name == name; });
-    if (known) continue;
-    std::string valid;
-    for (const PassRegistration* r : passes) valid += (valid.empty() ? "" : ", ") + r->name;
-    TS_THROW(kValue) << option << ": unknown pass '" << name << "' (registered: " << valid << ")";
   }
 }
 
@@ -108,11 +78,9 @@ int RunOpt(const std::vector<std::string>& raw_args) {
       raw_args,
       {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
        "--print-after-change", "--time-passes", "--verify-each", "--list-passes", "--list-configs"},
-      {"--emit", "-o", "--passes", "--opt-level", "--required-pass", "--disable-pass", "--config",
-       "--dump-ir"},
-      "opt");
+      {"--emit", "-o", "--passes", "--dump-ir", CONTEXT_OPTIONS}, "opt");
   if (args.Has("--help") || args.Has("-h")) {
-    std::fputs(kOptHelp, stdout);
+    std::printf(kOptHelp, kContextHelp);
     return 0;
   }
   if (args.Has("--list-passes") || args.Has("--list-configs")) {
@@ -120,8 +88,8 @@ int RunOpt(const std::vector<std::string>& raw_args) {
     return 0;
   }
   if (args.positionals().size() != 1) {
-    std::fprintf(stderr, "tessera opt: expected one FILE, got %zu\n\n%s", args.positionals().size(),
-                 kOptHelp);
+    std::fprintf(stderr, "tessera opt: expected one FILE, got %zu\n\n", args.positionals().size());
+    std::fprintf(stderr, kOptHelp, kContextHelp);
     return 2;
   }
   std::string emit = args.Get("--emit", "text");
@@ -141,24 +109,7 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   if (args.Has("--verify-each")) instruments.push_back(std::make_shared<VerifierInstrument>());
   if (!args.Get("--dump-ir").empty())
     instruments.push_back(std::make_shared<DumpIRInstrument>(args.Get("--dump-ir")));
-  Attrs config;
-  for (const std::string& spec : args.GetAll("--config")) {
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0)
-      TS_THROW(kValue) << "--config expects KEY=VALUE, got '" << spec << "'";
-    config.Set(spec.substr(0, eq), ParseConfigValue(spec.substr(eq + 1)));
-  }
-  std::string level = args.Get("--opt-level", "2");
-  char* end = nullptr;
-  long opt_level = std::strtol(level.c_str(), &end, 10);
-  if (level.empty() || *end != '\0' || opt_level < 0 || opt_level > 4)
-    TS_THROW(kValue) << "--opt-level expects an integer from 0 to 4, got '" << level << "'";
-  std::vector<std::string> required = args.GetAll("--required-pass");
-  std::vector<std::string> disabled = args.GetAll("--disable-pass");
-  CheckPassNames(required, "--required-pass");
-  CheckPassNames(disabled, "--disable-pass");
-  PassContext ctx =
-      PassContext::Create(static_cast<int>(opt_level), required, disabled, config, instruments);
+  PassContext ctx = ContextFromArgs(args, instruments);
   if (!args.Get("--passes").empty()) {
     Pass pipeline = ParsePipeline(args.Get("--passes"));
     NoteSkippedPasses(pipeline, ctx);

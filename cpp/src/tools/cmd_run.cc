@@ -1,10 +1,14 @@
-// `tessera run FILE`: evaluates @main on .npy inputs and writes or prints the outputs.
+// `tessera run FILE`: runs @main on .npy inputs — with the interpreter, built for a target,
+// or from a compiled executable — and writes or prints the outputs.
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include <fstream>
 #include "cli.h"
+
+#include "tessera/backend/build.h"
 #include "tessera/backend/interp/interpreter.h"
 #include "tessera/runtime/npy.h"
 #include "tessera/support/error.h"
@@ -12,10 +16,13 @@
 namespace tessera::cli {
 
 static const char* kRunHelp =
-    "usage: tessera run FILE --input NAME=FILE.npy ... [--output OUT.npy] [--time]\n"
+    "usage: tessera run FILE --input NAME=FILE.npy ... [--target T] [--output OUT.npy] [--time]\n"
     "\n"
-    "Evaluates @main of a module (text IR or JSON) with the reference interpreter.\n"
+    "Runs @main of a module (text IR or JSON) with the reference interpreter, or built for\n"
+    "--target; or runs an executable written by `tessera compile`.\n"
     "  --input NAME=PATH   value of parameter NAME from a .npy file (repeat per parameter)\n"
+    "  --target TARGET     build for TARGET first (e.g. native, \"native -num_threads=1\")\n"
+    "  --threads N         threads of the executor (0 = all cores; compiled files)\n"
     "  --output PATH       write the result to PATH (a tuple result writes PATH with\n"
     "                      _0, _1, ... before the extension); default: print it\n"
     "  --time              print the evaluation time to stderr\n";
@@ -40,8 +47,26 @@ static std::string IndexedPath(const std::string& path, size_t index) {
   return path.substr(0, dot) + "_" + std::to_string(index) + path.substr(dot);
 }
 
+/// Whether `path` holds an executable written by `tessera compile` (by its magic bytes).
+static bool IsExecutableFile(const std::string& path) {
+  if (path == "-") return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[12] = {};
+  return in.read(magic, sizeof magic) && std::string(magic, sizeof magic) == "TESSERA-EXEC";
+}
+
+/// A non-negative count from the command line.
+static int ParseCount(const std::string& text) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0 || v > 4096)
+    TS_THROW(kValue) << "--threads expects a count from 0 to 4096, got '" << text << "'";
+  return static_cast<int>(v);
+}
+
 int RunRun(const std::vector<std::string>& raw_args) {
-  ArgList args(raw_args, {"--help", "-h", "--time"}, {"--input", "--output"}, "run");
+  ArgList args(raw_args, {"--help", "-h", "--time"},
+               {"--input", "--output", "--target", "--threads"}, "run");
   if (args.Has("--help") || args.Has("-h")) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -50,7 +75,6 @@ int RunRun(const std::vector<std::string>& raw_args) {
     std::fputs(kRunHelp, stderr);
     return 2;
   }
-  IRModule mod = LoadModule(args.positionals()[0]);
   std::map<std::string, NDArray> inputs;
   for (const std::string& spec : args.GetAll("--input")) {
     size_t eq = spec.find('=');
@@ -60,19 +84,44 @@ int RunRun(const std::vector<std::string>& raw_args) {
     if (inputs.count(name)) TS_THROW(kValue) << "input '" << name << "' is given twice";
     inputs[name] = ReadNpy(spec.substr(eq + 1));
   }
-  auto start = std::chrono::steady_clock::now();
-  Value result = RunMain(mod, inputs);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (args.Has("--time")) std::fprintf(stderr, "evaluation time: %.3f ms\n", seconds * 1e3);
+  const std::string& file = args.positionals()[0];
+  std::vector<NDArray> outputs;
+  bool is_tuple = false;
+  double seconds = 0;
+  if (IsExecutableFile(file) || !args.Get("--target").empty()) {
+    std::shared_ptr<runtime::Executable> exe;
+    runtime::ExecutorOptions options;
+    if (IsExecutableFile(file)) {
+      if (!args.Get("--target").empty())
+        TS_THROW(kValue) << "'" << file << "' is already compiled; --target applies to modules";
+      exe = runtime::Executable::Load(file);
+    } else {
+      Target target = Target::Parse(args.Get("--target"));
+      exe = Build(LoadModule(file), {target});
+      options = runtime::ExecutorOptions::FromTarget(target);
+    }
+    if (!args.Get("--threads").empty()) options.num_threads = ParseCount(args.Get("--threads"));
+    runtime::Executor executor(exe, options);
+    auto start = std::chrono::steady_clock::now();
+    outputs = executor.Run(inputs);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    is_tuple = outputs.size() != 1;
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    Value result = RunMain(LoadModule(file), inputs);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outputs = result.Flatten();
+    is_tuple = result.is_tuple();
+  }
+  if (args.Has("--time")) std::fprintf(stderr, "run time: %.3f ms\n", seconds * 1e3);
 
-  std::vector<NDArray> outputs = result.Flatten();
   std::string out_path = args.Get("--output");
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (out_path.empty()) {
       std::printf("output %zu: %s\n", i, Summarize(outputs[i]).c_str());
       continue;
     }
-    WriteNpy(result.is_tuple() ? IndexedPath(out_path, i) : out_path, outputs[i]);
+    WriteNpy(is_tuple ? IndexedPath(out_path, i) : out_path, outputs[i]);
   }
   return 0;
 }

@@ -15,7 +15,8 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  opt FILE    type-check a module and print it (text or JSON)\n"
-    "  run FILE    evaluate @main on .npy inputs with the reference interpreter\n"
+    "  run FILE    run @main on .npy inputs (interpreter, --target, or a compiled file)\n"
+    "  compile FILE -o OUT   build for a target and save the executable\n"
     "\n"
     "FILE is text IR or JSON IR; '-' reads standard input.\n"
     "Run 'tessera <command> --help' for a command's options.\n"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "opt") return tessera::cli::RunOpt(args);
     if (command == "run") return tessera::cli::RunRun(args);
+    if (command == "compile") return tessera::cli::RunCompile(args);
     std::fprintf(stderr, "tessera: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const tessera::Error& e) {

@@ -1,0 +1,68 @@
+// CLI helpers shared by opt and compile: a PassContext from --opt-level, --required-pass,
+// --disable-pass and --config.
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli.h"
+#include "tessera/support/error.h"
+#include "tessera/transform/pass_registry.h"
+
+namespace tessera::cli {
+
+const char* kContextHelp =
+    "  --opt-level N         PassContext opt_level (default 2); a pass whose own level is\n"
+    "                        higher is skipped, with a note on stderr\n"
+    "  --required-pass NAME  run a pass whatever the opt level (repeatable)\n"
+    "  --disable-pass NAME   skip a pass inside the pipeline (repeatable)\n"
+    "  --config KEY=VALUE    PassContext config (repeatable; tessera opt --list-configs\n"
+    "                        shows the keys)\n";
+
+/// Parses a `--config KEY=VALUE` value: true/false, integers, numbers, else a string.
+static AttrValue ParseConfigValue(const std::string& text) {
+  if (text == "true" || text == "True") return AttrValue(true);
+  if (text == "false" || text == "False") return AttrValue(false);
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0') return AttrValue(static_cast<int64_t>(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == '\0') return AttrValue(d);
+  return AttrValue(text);
+}
+
+/// Rejects names in --required-pass / --disable-pass that no registered pass has: on the
+/// command line a typo would otherwise silently change nothing.
+static void CheckPassNames(const std::vector<std::string>& names, const char* option) {
+  std::vector<const PassRegistration*> passes = ListPasses();
+  for (const std::string& name : names) {
+    bool known = std::any_of(passes.begin(), passes.end(),
+                             [&](const PassRegistration* r) { return r->name == name; });
+    if (known) continue;
+    std::string valid;
+    for (const PassRegistration* r : passes) valid += (valid.empty() ? "" : ", ") + r->name;
+    TS_THROW(kValue) << option << ": unknown pass '" << name << "' (registered: " << valid << ")";
+  }
+}
+
+PassContext ContextFromArgs(const ArgList& args,
+                            std::vector<std::shared_ptr<PassInstrument>> instruments) {
+  Attrs config;
+  for (const std::string& spec : args.GetAll("--config")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      TS_THROW(kValue) << "--config expects KEY=VALUE, got '" << spec << "'";
+    config.Set(spec.substr(0, eq), ParseConfigValue(spec.substr(eq + 1)));
+  }
+  std::string level = args.Get("--opt-level", "2");
+  char* end = nullptr;
+  long opt_level = std::strtol(level.c_str(), &end, 10);
+  if (level.empty() || *end != '\0' || opt_level < 0 || opt_level > 4)
+    TS_THROW(kValue) << "--opt-level expects an integer from 0 to 4, got '" << level << "'";
+  std::vector<std::string> required = args.GetAll("--required-pass");
+  std::vector<std::string> disabled = args.GetAll("--disable-pass");
+  CheckPassNames(required, "--required-pass");
+  CheckPassNames(disabled, "--disable-pass");
+  return PassContext::Create(static_cast<int>(opt_level), required, disabled, config,
+                             std::move(instruments));
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,151 @@
+"""tessera.build / Executable / tessera.load: native builds against the interpreter, the
+PassContext's say in the build, save and load in a fresh process, the CLI's compile and
+run, and errors for bad targets and inputs."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera import op, transform
+from tessera.op import nn
+
+RNG = np.random.default_rng(0)
+
+
+def randn(*shape):
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def conv_block(shape=(1, 3, 9, 9), oc=5):
+    x = tessera.var("x", shape=shape)
+    w = tessera.const(randn(oc, shape[1], 3, 3))
+    b = tessera.const(randn(oc))
+    y = nn.relu(nn.bias_add(nn.conv2d(x, w, padding=(1, 1), channels=oc, kernel_size=(3, 3)), b))
+    return tessera.IRModule.from_expr(tessera.Function([x], y))
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 9, 9), (1, 4, 8, 8)])
+def test_native_conv_block_matches_interpreter_in_one_kernel(shape):
+    mod = conv_block(shape)
+    x = randn(*shape)
+    ex = tessera.build(mod, target="native")
+    np.testing.assert_allclose(ex.run(x=x), tessera.run(mod, x=x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ex(x), ex.run(x=x))  # positional and keyword inputs
+    assert ex.kernels == ["fused_nn_conv2d_nn_bias_add_nn_relu"]
+    assert ex.input_names == ["x"]
+    assert "fused_nn_conv2d_nn_bias_add_nn_relu" in ex.source()
+
+
+def test_dense_gelu_softmax_and_tuple_results():
+    x = tessera.var("x", shape=(3, 17))
+    h = nn.gelu(nn.bias_add(nn.dense(x, tessera.const(randn(9, 17))), tessera.const(randn(9)),
+                            axis=-1))
+    s = nn.softmax(h)
+    mod = tessera.IRModule.from_expr(tessera.Function([x], tessera.Tuple([h, s])))
+    xi = randn(3, 17)
+    got = tessera.build(mod).run(x=xi)
+    want = tessera.run(mod, x=xi)
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_pass_context_shapes_the_build():
+    x = tessera.var("x", shape=(4, 8))
+    mod = tessera.IRModule.from_expr(tessera.Function([x], nn.relu(op.add(op.exp(x), x))))
+    assert len(tessera.build(mod).kernels) == 1
+    with transform.PassContext(opt_level=0):
+        assert len(tessera.build(mod).kernels) == 3
+    with transform.PassContext(disabled_pass=["FuseOps"]):
+        assert len(tessera.build(mod).kernels) == 3
+    seen = []
+
+    @transform.module_pass(opt_level=0, name="Watch")
+    def watch(m, ctx):
+        seen.append(ctx.opt_level)
+        return m
+
+    class Record(tessera.instrument.PassInstrument):
+        def run_before_pass(self, m, info):
+            seen.append(info.name)
+
+    with transform.PassContext(opt_level=3, instruments=[Record()]):
+        tessera.build(mod)
+    assert "FuseOps" in seen and "LowerToTIR" in seen
+
+
+def test_interp_target_and_benchmark_profile_memory_plan():
+    mod = conv_block()
+    x = randn(1, 3, 9, 9)
+    ex = tessera.build(mod, target="interp")
+    np.testing.assert_allclose(ex.run(x=x), tessera.run(mod, x=x), rtol=1e-5, atol=1e-5)
+    assert ex.source() is None
+    native = tessera.build(mod, target="native -num_threads=1")
+    assert native.num_threads == 1
+    stats = native.benchmark(x=x, warmup=1, repeat=3)
+    assert stats["repeat"] == 3 and 0 < stats["min_ms"] <= stats["median_ms"] <= stats["p90_ms"]
+    prof = native.profile(x=x, repeat=2)
+    assert prof["rows"][0]["symbol"] == native.kernels[0]
+    assert prof["rows"][0]["backend"] == "native" and prof["rows"][0]["calls"] == 2
+    assert "Kernel" in prof["table"]
+    assert set(native.memory_plan) >= {"arena_bytes", "num_storages"}
+    names = [t["name"] for t in tessera.list_targets()]
+    assert "native" in names and "interp" in names
+
+
+def test_saved_executable_runs_identically_in_a_fresh_process(tmp_path):
+    mod = conv_block()
+    x = randn(1, 3, 9, 9)
+    ex = tessera.build(mod)
+    path = tmp_path / "model.tsx"
+    ex.save(path)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "want.npy", ex(x=x))
+    script = (
+        "import sys, numpy as np, tessera\n"
+        "d = sys.argv[1]\n"
+        "ex = tessera.load(d + '/model.tsx', num_threads=1)\n"
+        "got = ex(x=np.load(d + '/x.npy'))\n"
+        "sys.exit(0 if np.array_equal(got, np.load(d + '/want.npy')) else 3)\n")
+    env = dict(os.environ)
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_cli_compile_then_run_in_a_fresh_process(tmp_path, tessera_cli):
+    mod = conv_block()
+    (tmp_path / "m.txt").write_text(mod.astext())
+    x = randn(1, 3, 9, 9)
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([tessera_cli, "compile", str(tmp_path / "m.txt"), "-o", str(tmp_path / "m.tsx")],
+                   check=True, capture_output=True)
+    subprocess.run([tessera_cli, "run", str(tmp_path / "m.tsx"), "--input", f"x={tmp_path}/x.npy",
+                    "--output", str(tmp_path / "y.npy")], check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), tessera.run(mod, x=x), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_errors_name_the_problem(tmp_path):
+    mod = conv_block()
+    with pytest.raises(tessera.TesseraError, match="unknown target kind 'gpu'|gpu"):
+        tessera.build(mod, target="gpu")
+    with pytest.raises(tessera.TesseraError, match="num_threads"):
+        tessera.build(mod, target="native -num_threads=many")
+    with pytest.raises(tessera.TesseraError, match="bogus"):
+        tessera.build(mod, target="native -bogus=1")
+    ex = tessera.build(mod)
+    with pytest.raises(tessera.TesseraError, match="'x'"):
+        ex.run(x=randn(1, 3, 9, 8))
+    with pytest.raises(tessera.TesseraError, match="'y'"):
+        ex.run(x=randn(1, 3, 9, 9), y=randn(1))
+    with pytest.raises(TypeError):
+        ex.run(randn(1, 3, 9, 9), x=randn(1, 3, 9, 9))
+    with pytest.raises(tessera.TesseraError):
+        tessera.load(tmp_path / "missing.tsx")
+    (tmp_path / "bad.tsx").write_bytes(b"TESSERA-EXEC garbage")
+    with pytest.raises(tessera.TesseraParseError):
+        tessera.load(tmp_path / "bad.tsx")
