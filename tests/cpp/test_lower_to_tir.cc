@@ -121,3 +121,32 @@ def @main(%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(4, 3, 3, 3), float32],
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+/// A chain of `n` ops after one dense: x -> dense -> (relu, add 1, ...) n times.
+std::string DeepChain(int n) {
+  std::string text =
+      "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {\n"
+      "  %0 = nn.dense(%x, %w);\n";
+  for (int i = 1; i <= n; ++i)
+    text += "  %" + std::to_string(i) + " = " + (i % 2 ? "nn.relu(%" : "add(1f, %") +
+            std::to_string(i - 1) + ");\n";
+  return text + "  negative(%" + std::to_string(n) + ")\n}\n";
+}
+
+TEST(LowerToTIR, DeepBodiesDoNotOverflowTheStack) {
+  IRModule mod = InferTypes(ParseModule(DeepChain(3000)));
+  auto inputs = RandomInputs(mod, 1);
+  Value want = RunMain(mod, inputs);
+  // The whole chain as one Primitive function: one PrimFunc, chains written in pieces.
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  ExpectSameValues(want, testing_lower::RunKernel(pf, mod, inputs), "deep LowerPrimitive");
+  IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+  ExpectSameValues(want, RunMain(lowered, inputs), "deep FuseOps,LowerToTIR");
+}
+
+}  // namespace
+}  // namespace tessera

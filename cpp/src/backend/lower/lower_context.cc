@@ -60,6 +60,45 @@ void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoad
   }
 }
 
+size_t ExprSize(const PrimExpr& expr, size_t limit) {
+  size_t count = 0;
+  std::vector<const PrimExprNode*> stack{expr.get()};
+  while (!stack.empty() && count <= limit) {
+    const PrimExprNode* e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    ++count;
+    switch (e->type_index()) {
+      case TypeIndex::kBinary:
+        stack.push_back(static_cast<const BinaryNode*>(e)->a.get());
+        stack.push_back(static_cast<const BinaryNode*>(e)->b.get());
+        break;
+      case TypeIndex::kNot:
+        stack.push_back(static_cast<const NotNode*>(e)->a.get());
+        break;
+      case TypeIndex::kSelect:
+        stack.push_back(static_cast<const SelectNode*>(e)->cond.get());
+        stack.push_back(static_cast<const SelectNode*>(e)->true_value.get());
+        stack.push_back(static_cast<const SelectNode*>(e)->false_value.get());
+        break;
+      case TypeIndex::kCast:
+        stack.push_back(static_cast<const CastNode*>(e)->value.get());
+        break;
+      case TypeIndex::kBufferLoad:
+        for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e)->indices)
+          stack.push_back(i.get());
+        break;
+      case TypeIndex::kIntrinsic:
+        for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args)
+          stack.push_back(a.get());
+        break;
+      default:
+        break;
+    }
+  }
+  return count;
+}
+
 BufferRegion PointRegion(const Buffer& buffer, const Indices& indices) {
   BufferRegion r{buffer, {}};
   for (const PrimExpr& i : indices) r.region.push_back({i, IntImm(1)});

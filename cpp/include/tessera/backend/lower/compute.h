@@ -20,6 +20,9 @@ struct TensorExpr {
   std::vector<int64_t> shape;
   DType dtype = DType::kFloat32;
   std::function<tir::PrimExpr(const Indices& indices)> at;
+  /// How many ops are inlined into `at` (0 for a buffer load); the function lowering
+  /// materialises deeper chains so expressions stay shallow.
+  int depth = 0;
 };
 
 /// A tensor reading `buffer` at the given indices.
