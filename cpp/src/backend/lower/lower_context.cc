@@ -204,6 +204,15 @@ std::string LowerContext::FreshName(const std::string& base) {
   return name;
 }
 
+std::string LowerContext::FreshBlockName(const std::string& base) {
+  std::string name = base;
+  for (int k = 1; std::find(block_names_.begin(), block_names_.end(), name) != block_names_.end();
+       ++k)
+    name = base + "_" + std::to_string(k);
+  block_names_.push_back(name);
+  return name;
+}
+
 Buffer LowerContext::AllocScratch(const std::string& name, std::vector<int64_t> shape,
                                   DType dtype) {
   Buffer b = MakeBuffer(FreshName(name), std::move(shape), dtype);
@@ -226,8 +235,8 @@ void LowerContext::StoreInto(const TensorExpr& value, const Buffer& buffer,
   std::vector<IterVar> ivs;
   for (size_t d = 0; d < rank; ++d)
     ivs.push_back({iters[d], {IntImm(0), IntImm(buffer->shape[d])}, IterKind::kSpatial, loops[d]});
-  Stmt block = MakeBlock(FreshName(name), ivs, ReadRegions({v}), {PointRegion(buffer, vi)}, nullptr,
-                         MakeStore(buffer, v, vi));
+  Stmt block = MakeBlock(FreshBlockName(name), ivs, ReadRegions({v}), {PointRegion(buffer, vi)},
+                         nullptr, MakeStore(buffer, v, vi));
   Emit(WrapLoops(loops, buffer->shape, block));
 }
 
@@ -270,10 +279,11 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
   if (empty_domain) {
     // The reduce block never runs, so the identity is stored by a block of its own.
     std::vector<IterVar> sivs(ivs.begin(), ivs.begin() + rank);
-    seq.push_back(
-        MakeBlock(ctx.FreshName(name + "_init"), sivs, {}, {PointRegion(dest, vi)}, nullptr, init));
+    seq.push_back(MakeBlock(ctx.FreshBlockName(name + "_init"), sivs, {}, {PointRegion(dest, vi)},
+                            nullptr, init));
   } else {
-    Stmt block = MakeBlock(ctx.FreshName(name), ivs, reads, {PointRegion(dest, vi)}, init, body);
+    Stmt block =
+        MakeBlock(ctx.FreshBlockName(name), ivs, reads, {PointRegion(dest, vi)}, init, body);
     seq.push_back(WrapLoops(rloops, spec.reduce_extents, block));
   }
   if (epilogue) {
@@ -285,7 +295,7 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
     PrimExpr v = epilogue(ei);
     if (v->dtype != dest->dtype) v = MakeCast(dest->dtype, v);
     std::vector<BufferRegion> ereads = ReadRegions({v}, placeholder);
-    seq.push_back(MakeBlock(ctx.FreshName(name + "_epilogue"), eivs, ereads,
+    seq.push_back(MakeBlock(ctx.FreshBlockName(name + "_epilogue"), eivs, ereads,
                             {PointRegion(dest, ei)}, nullptr, MakeStore(dest, v, ei)));
   }
   return WrapLoops(loops, spec.shape, MakeSeq(seq));
