@@ -5,6 +5,7 @@
 
 #include "lower_test_util.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/op/op.h"
 #include "tessera/transform/pass_registry.h"
 
 namespace tessera {
@@ -225,6 +226,38 @@ def @main(%x: Tensor[(2, 40, 30), float32]) {
   EXPECT_NE(rtext.find("in 0 +: 30 serial"), std::string::npos) << rtext;
   auto rin = RandomInputs(red, 4);
   ExpectSameValues(RunMain(red, rin), testing_lower::RunKernel(rpf, red, rin), "scheduled sum");
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerToTIR, LetBoundPrimitiveFunctionsAndConstants) {
+  // let %g = fn (%q) Primitive { relu(add(%q, [1, -1, 2])) }; let %v = exp(%x); %g(%g(%v)) + %v
+  Type t = MakeTensorType({3});
+  Var x = MakeVar("x", t), q = MakeVar("q", t), g = MakeVar("g"), v = MakeVar("v");
+  NDArray c = NDArray::FromFloats({3}, {1, -1, 2});
+  Function prim =
+      WithAttr(MakeFunction({q}, MakeOpCall("nn.relu", {MakeOpCall("add", {q, MakeConstant(c)})})),
+               attr::kPrimitive, int64_t{1});
+  Expr body = MakeLet(
+      g, prim,
+      MakeLet(v, MakeOpCall("exp", {x}), MakeOpCall("add", {MakeCall(g, {MakeCall(g, {v})}), v})));
+  IRModule mod = InferTypes(IRModule::FromExpr(MakeFunction({x}, body)));
+  auto inputs = RandomInputs(mod, 8);
+  IRModule lowered = ParsePipeline("LowerToTIR")(mod);
+  EXPECT_TRUE(testing_lower::OnlyCallTir(lowered)) << PrintModule(lowered);
+  ExpectSameValues(RunMain(mod, inputs), RunMain(lowered, inputs), "let-bound");
+  // Both calls of %g share one PrimFunc, which takes the constant as a second input.
+  EXPECT_EQ(Names(lowered),
+            (std::vector<std::string>{"main", "fused_exp", "fused_add_nn_relu", "fused_add"}))
+      << PrintModule(lowered);
+  const auto* pf = lowered.Lookup("fused_add_nn_relu").as<tir::PrimFuncNode>();
+  ASSERT_NE(pf, nullptr);
+  EXPECT_EQ(pf->params.size(), 3u);
+  EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 }
 
 }  // namespace
