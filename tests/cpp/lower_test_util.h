@@ -110,6 +110,7 @@ inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t in
   IRModule lowered = LowerModuleToTIR(mod);
   EXPECT_TRUE(OnlyCallTir(lowered)) << PrintModule(lowered);
   ExpectSameValues(want, RunMain(lowered, inputs), "LowerToTIR");
+  EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 }
 
 }  // namespace tessera::testing_lower
