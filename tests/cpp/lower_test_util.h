@@ -54,7 +54,7 @@ inline void ExpectClose(const NDArray& want, const NDArray& got, const std::stri
   for (int64_t i = 0; i < want.NumElements(); ++i) {
     if (IsFloat(want.dtype())) {
       double a = want.GetFloat(i), b = got.GetFloat(i);
-      if (std::isnan(a) && std::isnan(b)) continue;
+      if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
       ASSERT_LE(std::fabs(a - b), 1e-5 * std::max(1.0, std::fabs(a)))
           << what << " element " << i << ": want " << a << " got " << b;
     } else {

@@ -78,6 +78,7 @@ TEST(LowerOps, Reductions) {
     CheckLowering(Main("%x: " + T("3, 4, 5"), o + "(%x, axis=[1], exclude=True)"));
     CheckLowering(Main("%x: " + T("3, 4, 5"), o + "(%x, axis=[-1])"));
     CheckLowering(Main("%x: " + T("2, 6", "int32"), o + "(%x, axis=[1])"));
+    CheckLowering(Main("%x: " + T("2, 0"), o + "(%x, axis=[1])"));  // empty: the identity
   }
 }
 
