@@ -202,3 +202,20 @@ TEST(LowerOps, Pooling) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerOps, NaNsPropagateAsInTheReference) {
+  std::string x = "%x: Tensor[(3, 6), float32]";
+  std::string y = ", %y: Tensor[(3, 6), float32]";
+  for (const char* body : {"max(sqrt(%x), axis=[1])", "min(sqrt(%x))", "maximum(sqrt(%x), %y)",
+                           "minimum(%y, sqrt(%x))", "nn.relu(sqrt(%x))",
+                           "clip(sqrt(%x), a_min=0f, a_max=1f)", "cast(sqrt(%x), dtype=\"int32\")",
+                           "nn.max_pool2d(expand_dims(sqrt(%x), axis=0, "
+                           "num_newaxis=2), pool_size=[2, 2])"})
+    testing_lower::CheckLowering("def @main(" + x + y + ") {\n  " + body + "\n}\n");
+}
+
+}  // namespace
+}  // namespace tessera
