@@ -55,7 +55,7 @@ inline void ExpectClose(const NDArray& want, const NDArray& got, const std::stri
   for (int64_t i = 0; i < want.NumElements(); ++i) {
     if (IsFloat(want.dtype())) {
       double a = want.GetFloat(i), b = got.GetFloat(i);
-      if (std::isnan(a) && std::isnan(b)) continue;
+      if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
       ASSERT_LE(std::fabs(a - b), 1e-5 * std::max(1.0, std::fabs(a)))
           << what << " element " << i << ": want " << a << " got " << b;
     } else {
@@ -112,6 +112,7 @@ inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t in
   IRModule lowered = LowerModuleToTIR(mod);
   EXPECT_TRUE(OnlyCallTir(lowered)) << PrintModule(lowered);
   ExpectSameValues(want, RunMain(lowered, inputs), "LowerToTIR");
+  EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 
   runtime::Executor native(Build(mod, "native"));
   std::vector<NDArray> got = native.Run(inputs);

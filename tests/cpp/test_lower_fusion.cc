@@ -182,3 +182,58 @@ def @main(%x: Tensor[(1, 4, 8, 8), float32], %w1: Tensor[(4, 4, 3, 3), float32],
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerFusion, FinalizingReductionsTakeEpilogues) {
+  for (const char* body : {"%0 = mean(%x, axis=[1]); nn.relu(%0)",
+                           "%0 = nn.avg_pool2d(%x, pool_size=[2, 2], padding=[1, 1]); exp(%0)",
+                           "%0 = max(%x, axis=[2], keepdims=True); subtract(%0, 1f)"}) {
+    std::string text =
+        std::string("def @main(%x: Tensor[(1, 3, 5, 5), float32]) {\n  ") + body + "\n}\n";
+    // FuseOps keeps reductions apart from their consumers, so lower @main as one group.
+    IRModule mod = InferTypes(ParseModule(text));
+    tir::PrimFunc pf = lower::LowerPrimitive(
+        WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+    EXPECT_TRUE(Allocations(pf->body).empty()) << PrintStmt(pf->body);
+    auto inputs = RandomInputs(mod, 3);
+    ExpectSameValues(RunMain(mod, inputs), testing_lower::RunKernel(pf, mod, inputs), body);
+  }
+}
+
+TEST(LowerFusion, IntegerConvWithCastEpilogue) {
+  FuseAndLower(R"(
+def @main(%x: Tensor[(1, 2, 5, 5), int8], %w: Tensor[(3, 2, 3, 3), int8], %b: Tensor[(3), int32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1], out_dtype="int32");
+  %1 = nn.bias_add(%0, %b);
+  %2 = clip(%1, a_min=-100f, a_max=100f);
+  cast(%2, dtype="int8")
+})");
+}
+
+TEST(LowerFusion, CompilerFunctionsAreLeftToTheirBackend) {
+  IRModule mod = InferTypes(ParseModule(R"(
+def @main(%x: Tensor[(2, 3), float32]) {
+  %0 = fn (%p0: Tensor[(2, 3), float32], Primitive=1, Compiler="dnnl") {
+    nn.relu(%p0)
+  };
+  %1 = %0(%x);
+  exp(%1)
+})"));
+  IRModule lowered = ParsePipeline("LowerToTIR")(mod);
+  int fn_calls = 0, tir_calls = 0;
+  PostOrderVisit(lowered.LookupFunction("main")->body, [&](const Expr& e) {
+    if (const auto* c = e.as<CallNode>()) {
+      if (c->callee.as<FunctionNode>()) ++fn_calls;
+      if (c->op() && c->op()->name == "call_tir") ++tir_calls;
+    }
+  });
+  EXPECT_EQ(fn_calls, 1) << PrintModule(lowered);
+  EXPECT_EQ(tir_calls, 1) << PrintModule(lowered);
+  auto inputs = RandomInputs(mod, 1);
+  ExpectSameValues(RunMain(mod, inputs), RunMain(lowered, inputs), "compiler fn");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -78,6 +78,7 @@ TEST(LowerOps, Reductions) {
     CheckLowering(Main("%x: " + T("3, 4, 5"), o + "(%x, axis=[1], exclude=True)"));
     CheckLowering(Main("%x: " + T("3, 4, 5"), o + "(%x, axis=[-1])"));
     CheckLowering(Main("%x: " + T("2, 6", "int32"), o + "(%x, axis=[1])"));
+    CheckLowering(Main("%x: " + T("2, 0"), o + "(%x, axis=[1])"));  // empty: the identity
   }
 }
 
@@ -197,6 +198,23 @@ TEST(LowerOps, Pooling) {
   CheckLowering(Main("%x: " + T("1, 5, 5, 2"), "nn.global_max_pool2d(%x, layout=\"NHWC\")"));
   CheckLowering(Main(x, "nn.adaptive_avg_pool2d(%x, output_size=[3, 2])"));
   CheckLowering(Main(x, "nn.adaptive_avg_pool2d(%x, output_size=[4])"));
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerOps, NaNsPropagateAsInTheReference) {
+  std::string x = "%x: Tensor[(3, 6), float32]";
+  std::string y = ", %y: Tensor[(3, 6), float32]";
+  for (const char* body : {"max(sqrt(%x), axis=[1])", "min(sqrt(%x))", "maximum(sqrt(%x), %y)",
+                           "minimum(%y, sqrt(%x))", "nn.relu(sqrt(%x))",
+                           "clip(sqrt(%x), a_min=0f, a_max=1f)", "cast(sqrt(%x), dtype=\"int32\")",
+                           "nn.max_pool2d(expand_dims(sqrt(%x), axis=0, "
+                           "num_newaxis=2), pool_size=[2, 2])"})
+    testing_lower::CheckLowering("def @main(" + x + y + ") {\n  " + body + "\n}\n");
 }
 
 }  // namespace

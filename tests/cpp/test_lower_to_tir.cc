@@ -5,6 +5,7 @@
 
 #include "lower_test_util.h"
 #include "tessera/ir/structural_equal.h"
+#include "tessera/op/op.h"
 #include "tessera/transform/pass_registry.h"
 
 namespace tessera {
@@ -117,6 +118,146 @@ def @main(%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(4, 3, 3, 3), float32],
   EXPECT_TRUE(testing_lower::OnlyCallTir(lowered)) << PrintModule(lowered);
   ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
   EXPECT_EQ(Names(lowered)[1], "fused_nn_conv2d_nn_bias_add_nn_relu") << PrintModule(lowered);
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+/// A chain of `n` ops after one dense: x -> dense -> (relu, add 1, ...) n times.
+std::string DeepChain(int n) {
+  std::string text =
+      "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {\n"
+      "  %0 = nn.dense(%x, %w);\n";
+  for (int i = 1; i <= n; ++i)
+    text += "  %" + std::to_string(i) + " = " + (i % 2 ? "nn.relu(%" : "add(1f, %") +
+            std::to_string(i - 1) + ");\n";
+  return text + "  negative(%" + std::to_string(n) + ")\n}\n";
+}
+
+TEST(LowerToTIR, DeepBodiesDoNotOverflowTheStack) {
+  IRModule mod = InferTypes(ParseModule(DeepChain(3000)));
+  auto inputs = RandomInputs(mod, 1);
+  Value want = RunMain(mod, inputs);
+  // The whole chain as one Primitive function: one PrimFunc, chains written in pieces.
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  ExpectSameValues(want, testing_lower::RunKernel(pf, mod, inputs), "deep LowerPrimitive");
+  IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+  ExpectSameValues(want, RunMain(lowered, inputs), "deep FuseOps,LowerToTIR");
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerToTIR, TextInExpectedTextOut) {
+  IRModule input = ParseModule(R"(
+def @main(%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32]) {
+  %0 = fn (%p0: Tensor[(2, 3), float32], %p1: Tensor[(3), float32], Primitive=1) {
+    %1 = add(%p0, %p1);
+    nn.relu(%1)
+  };
+  %2 = %0(%x, %b);
+  sum(%2, axis=[1])
+}
+)");
+  IRModule expected = ParseModule(R"(
+def @main(%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32]) -> Tensor[(2), float32] {
+  %0 = call_tir(@fused_add_nn_relu, (%x, %b), Tensor[(2, 3), float32]);
+  call_tir(@fused_sum, (%0,), Tensor[(2), float32])
+}
+
+primfn @fused_add_nn_relu(%p0: Buffer[(2, 3), float32], %p1: Buffer[(3), float32], global_symbol="fused_add_nn_relu") -> (%T_out: Buffer[(2, 3), float32]) {
+  for %i0: int32 in 0 +: 2 serial {
+    for %i1: int32 in 0 +: 3 vectorized {
+      block "T_out"(%v0: int32 in 0 +: 2 spatial = %i0, %v1: int32 in 0 +: 3 spatial = %i1) reads(%p0[%v0, %v1], %p1[%v1]) writes(%T_out[%v0, %v1]) {
+        %T_out[%v0, %v1] = select(%p0[%v0, %v1] + %p1[%v1] < 0f, 0f, %p0[%v0, %v1] + %p1[%v1]);
+      }
+    }
+  }
+}
+
+primfn @fused_sum(%p0: Buffer[(2, 3), float32], global_symbol="fused_sum") -> (%T_out: Buffer[(2), float32]) {
+  for %i0: int32 in 0 +: 2 serial {
+    for %k0: int32 in 0 +: 3 serial {
+      block "sum"(%v0: int32 in 0 +: 2 spatial = %i0, %r0: int32 in 0 +: 3 reduce = %k0) reads(%T_out[%v0], %p0[%v0, %r0]) writes(%T_out[%v0]) {
+        init {
+          %T_out[%v0] = 0f;
+        }
+        %T_out[%v0] = %T_out[%v0] + %p0[%v0, %r0];
+      }
+    }
+  }
+}
+)");
+  IRModule lowered = ParsePipeline("LowerToTIR")(input);
+  auto diff = StructuralDiff(lowered, expected);
+  EXPECT_FALSE(diff.has_value()) << *diff << "\n" << PrintModule(lowered);
+}
+
+TEST(LowerToTIR, ScheduleMarksParallelAndVectorizedLoops) {
+  IRModule mod = InferTypes(ParseModule(R"(
+def @main(%x: Tensor[(64, 37), float32], %y: Tensor[(37), float32]) {
+  add(%x, %y)
+})"));
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  tir::PrimFunc sched = lower::ScheduleDefault(pf);
+  std::string text = PrintStmt(sched->body);
+  EXPECT_NE(text.find("in 0 +: 64 parallel"), std::string::npos) << text;
+  EXPECT_NE(text.find("in 0 +: 8 vectorized"), std::string::npos) << text;
+  EXPECT_NE(text.find("in 32 +: 5 serial"), std::string::npos) << text;  // the tail
+  auto inputs = RandomInputs(mod, 2);
+  ExpectSameValues(RunMain(mod, inputs), testing_lower::RunKernel(sched, mod, inputs), "scheduled");
+  // Reduction loops stay serial; a short outer loop is fused with the next for parallelism.
+  IRModule red = InferTypes(ParseModule(R"(
+def @main(%x: Tensor[(2, 40, 30), float32]) {
+  sum(%x, axis=[2])
+})"));
+  tir::PrimFunc rpf = lower::ScheduleDefault(lower::LowerPrimitive(
+      WithAttr(red.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "r"));
+  std::string rtext = PrintStmt(rpf->body);
+  EXPECT_NE(rtext.find("in 0 +: 80 parallel"), std::string::npos) << rtext;
+  EXPECT_NE(rtext.find("in 0 +: 30 serial"), std::string::npos) << rtext;
+  auto rin = RandomInputs(red, 4);
+  ExpectSameValues(RunMain(red, rin), testing_lower::RunKernel(rpf, red, rin), "scheduled sum");
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(LowerToTIR, LetBoundPrimitiveFunctionsAndConstants) {
+  // let %g = fn (%q) Primitive { relu(add(%q, [1, -1, 2])) }; let %v = exp(%x); %g(%g(%v)) + %v
+  Type t = MakeTensorType({3});
+  Var x = MakeVar("x", t), q = MakeVar("q", t), g = MakeVar("g"), v = MakeVar("v");
+  NDArray c = NDArray::FromFloats({3}, {1, -1, 2});
+  Function prim =
+      WithAttr(MakeFunction({q}, MakeOpCall("nn.relu", {MakeOpCall("add", {q, MakeConstant(c)})})),
+               attr::kPrimitive, int64_t{1});
+  Expr body = MakeLet(
+      g, prim,
+      MakeLet(v, MakeOpCall("exp", {x}), MakeOpCall("add", {MakeCall(g, {MakeCall(g, {v})}), v})));
+  IRModule mod = InferTypes(IRModule::FromExpr(MakeFunction({x}, body)));
+  auto inputs = RandomInputs(mod, 8);
+  IRModule lowered = ParsePipeline("LowerToTIR")(mod);
+  EXPECT_TRUE(testing_lower::OnlyCallTir(lowered)) << PrintModule(lowered);
+  ExpectSameValues(RunMain(mod, inputs), RunMain(lowered, inputs), "let-bound");
+  // Both calls of %g share one PrimFunc, which takes the constant as a second input.
+  EXPECT_EQ(Names(lowered),
+            (std::vector<std::string>{"main", "fused_exp", "fused_add_nn_relu", "fused_add"}))
+      << PrintModule(lowered);
+  const auto* pf = lowered.Lookup("fused_add_nn_relu").as<tir::PrimFuncNode>();
+  ASSERT_NE(pf, nullptr);
+  EXPECT_EQ(pf->params.size(), 3u);
+  EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 }
 
 }  // namespace

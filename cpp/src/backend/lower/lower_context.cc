@@ -60,6 +60,45 @@ void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoad
   }
 }
 
+size_t ExprSize(const PrimExpr& expr, size_t limit) {
+  size_t count = 0;
+  std::vector<const PrimExprNode*> stack{expr.get()};
+  while (!stack.empty() && count <= limit) {
+    const PrimExprNode* e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    ++count;
+    switch (e->type_index()) {
+      case TypeIndex::kBinary:
+        stack.push_back(static_cast<const BinaryNode*>(e)->a.get());
+        stack.push_back(static_cast<const BinaryNode*>(e)->b.get());
+        break;
+      case TypeIndex::kNot:
+        stack.push_back(static_cast<const NotNode*>(e)->a.get());
+        break;
+      case TypeIndex::kSelect:
+        stack.push_back(static_cast<const SelectNode*>(e)->cond.get());
+        stack.push_back(static_cast<const SelectNode*>(e)->true_value.get());
+        stack.push_back(static_cast<const SelectNode*>(e)->false_value.get());
+        break;
+      case TypeIndex::kCast:
+        stack.push_back(static_cast<const CastNode*>(e)->value.get());
+        break;
+      case TypeIndex::kBufferLoad:
+        for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e)->indices)
+          stack.push_back(i.get());
+        break;
+      case TypeIndex::kIntrinsic:
+        for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args)
+          stack.push_back(a.get());
+        break;
+      default:
+        break;
+    }
+  }
+  return count;
+}
+
 BufferRegion PointRegion(const Buffer& buffer, const Indices& indices) {
   BufferRegion r{buffer, {}};
   for (const PrimExpr& i : indices) r.region.push_back({i, IntImm(1)});
@@ -165,6 +204,15 @@ std::string LowerContext::FreshName(const std::string& base) {
   return name;
 }
 
+std::string LowerContext::FreshBlockName(const std::string& base) {
+  std::string name = base;
+  for (int k = 1; std::find(block_names_.begin(), block_names_.end(), name) != block_names_.end();
+       ++k)
+    name = base + "_" + std::to_string(k);
+  block_names_.push_back(name);
+  return name;
+}
+
 Buffer LowerContext::AllocScratch(const std::string& name, std::vector<int64_t> shape,
                                   DType dtype) {
   Buffer b = MakeBuffer(FreshName(name), std::move(shape), dtype);
@@ -187,8 +235,8 @@ void LowerContext::StoreInto(const TensorExpr& value, const Buffer& buffer,
   std::vector<IterVar> ivs;
   for (size_t d = 0; d < rank; ++d)
     ivs.push_back({iters[d], {IntImm(0), IntImm(buffer->shape[d])}, IterKind::kSpatial, loops[d]});
-  Stmt block = MakeBlock(FreshName(name), ivs, ReadRegions({v}), {PointRegion(buffer, vi)}, nullptr,
-                         MakeStore(buffer, v, vi));
+  Stmt block = MakeBlock(FreshBlockName(name), ivs, ReadRegions({v}), {PointRegion(buffer, vi)},
+                         nullptr, MakeStore(buffer, v, vi));
   Emit(WrapLoops(loops, buffer->shape, block));
 }
 
@@ -231,10 +279,11 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
   if (empty_domain) {
     // The reduce block never runs, so the identity is stored by a block of its own.
     std::vector<IterVar> sivs(ivs.begin(), ivs.begin() + rank);
-    seq.push_back(
-        MakeBlock(ctx.FreshName(name + "_init"), sivs, {}, {PointRegion(dest, vi)}, nullptr, init));
+    seq.push_back(MakeBlock(ctx.FreshBlockName(name + "_init"), sivs, {}, {PointRegion(dest, vi)},
+                            nullptr, init));
   } else {
-    Stmt block = MakeBlock(ctx.FreshName(name), ivs, reads, {PointRegion(dest, vi)}, init, body);
+    Stmt block =
+        MakeBlock(ctx.FreshBlockName(name), ivs, reads, {PointRegion(dest, vi)}, init, body);
     seq.push_back(WrapLoops(rloops, spec.reduce_extents, block));
   }
   if (epilogue) {
@@ -246,7 +295,7 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
     PrimExpr v = epilogue(ei);
     if (v->dtype != dest->dtype) v = MakeCast(dest->dtype, v);
     std::vector<BufferRegion> ereads = ReadRegions({v}, placeholder);
-    seq.push_back(MakeBlock(ctx.FreshName(name + "_epilogue"), eivs, ereads,
+    seq.push_back(MakeBlock(ctx.FreshBlockName(name + "_epilogue"), eivs, ereads,
                             {PointRegion(dest, ei)}, nullptr, MakeStore(dest, v, ei)));
   }
   return WrapLoops(loops, spec.shape, MakeSeq(seq));

@@ -3,6 +3,7 @@
 // elementwise epilogue before emitting it.
 #include "tessera/backend/lower/lower_primitive.h"
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -96,6 +97,11 @@ TensorExpr ScalarConstant(const NDArray& a) {
       IsFloat(a.dtype()) ? Const(a.GetFloat(0), a.dtype()) : tir::IntImm(a.GetInt(0), a.dtype());
   return Broadcast(v, {});
 }
+
+/// Ops inlined into one expression before the chain is written to a scratch buffer.
+constexpr int kMaxInlineDepth = 64;
+/// Expression nodes of one inlined chain before it is written to a scratch buffer.
+constexpr size_t kMaxInlineSize = 400;
 
 bool IsEpilogueKind(const OpDef* def) {
   return def->pattern == OpPatternKind::kElemwise || def->pattern == OpPatternKind::kBroadcast;
@@ -209,7 +215,26 @@ void PrimitiveLowerer::VisitCall(const Expr& e, const CallNode* call) {
         << "compute rule of '" << def->name << "' left more than its result pending";
     heads_[e.get()] = created[0];
   }
+  // Bound inlining: chains too deep (recursion) or too large (operands referenced more
+  // than once, as in relu's select, grow the tree geometrically) go to scratch buffers.
+  int depth = 0;
+  for (const Expr& a : call->args)
+    for (const TensorExpr& t : ValOf(a).fields) depth = std::max(depth, t.depth);
+  for (TensorExpr& r : results) r.depth = created.empty() ? std::max(r.depth, depth + 1) : 0;
   vals_[e.get()] = Val{std::move(results), call->checked_type().as<TupleTypeNode>() != nullptr};
+  Val& v = vals_[e.get()];
+  auto too_big = [](const TensorExpr& t) {
+    if (t.depth > kMaxInlineDepth) return true;
+    if (t.depth == 0) return false;
+    PrimExpr probe = t.at(AsIndices(MakeVars("s", t.shape.size())));
+    return ExprSize(probe, kMaxInlineSize) > kMaxInlineSize;
+  };
+  if (heads_.count(e.get())) {
+    if (created.empty() && too_big(v.fields[0])) Flush(e.get());
+    return;
+  }
+  for (TensorExpr& r : v.fields)
+    if (too_big(r)) r = ctx_.Materialize(r, "T");
 }
 
 void PrimitiveLowerer::Visit(const Expr& e) {

@@ -76,8 +76,11 @@ const FunctionNode* ModuleLowerer::PrimitiveCallee(const CallNode* call) const {
 }
 
 std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
-  if (const auto* fn = e.as<FunctionNode>())
-    return IsLowerablePrimitive(fn) ? std::vector<Expr>{} : ExprChildren(e);
+  if (const auto* fn = e.as<FunctionNode>()) {
+    // Kernels are lowered whole at their call sites; backend functions stay as they are.
+    bool kernel = GetIntAttr(fn, attr::kPrimitive) != 0 || fn->attrs.Has(attr::kCompiler);
+    return kernel ? std::vector<Expr>{} : ExprChildren(e);
+  }
   if (const auto* l = e.as<LetNode>()) {
     if (IsLowerablePrimitive(l->value.as<FunctionNode>())) return {l->body};
     return ExprChildren(e);
@@ -150,8 +153,8 @@ Expr ModuleLowerer::RewriteNode(const Expr& e,
     }
     if (c->op()) return MakeCall(c->callee, args, c->attrs, c->type_args);
   }
+  if (Children(e).empty()) return e;
   std::vector<Expr> kids = ExprChildren(e);
-  if (kids.empty()) return e;
   for (Expr& k : kids) k = mapped(k);
   return WithChildren(e, kids);
 }

@@ -12,6 +12,8 @@ namespace tessera::lower {
 /// Calls `fn` on every buffer load in `expr` (iteratively, any depth).
 void ForEachLoad(const tir::PrimExpr& expr,
                  const std::function<void(const tir::BufferLoadNode*)>& fn);
+/// The number of nodes of `expr` as a tree, counting at most `limit + 1`.
+size_t ExprSize(const tir::PrimExpr& expr, size_t limit);
 /// The point access regions (index, extent 1) of every distinct load in `exprs`,
 /// skipping `skip` (a placeholder) when given.
 std::vector<tir::BufferRegion> ReadRegions(const std::vector<tir::PrimExpr>& exprs,

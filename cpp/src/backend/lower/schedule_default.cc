@@ -188,23 +188,36 @@ Stmt Vectorize(const Stmt& s) {
 }
 
 /// Parallelizes the outermost loop of a top-level nest.
+bool StartsAtZero(const ForNode* f) {
+  auto* imm = f->min.as<IntImmNode>();
+  return imm && imm->value == 0;
+}
+
+/// Parallelizes the outermost loop of a top-level nest, first fusing it with the loops
+/// below it while it is too short to feed the threads.
 Stmt Parallelize(const Stmt& s) {
   auto* f = s.as<ForNode>();
   if (!f || f->kind != ForKind::kSerial || Work(s) < kMinParallelWork) return s;
   if (!OnlySpatial(s, f->loop_var.get())) return s;
-  int64_t e0 = ConstExtent(f);
-  auto* g = f->body.as<ForNode>();
-  if (e0 >= 0 && e0 < kMinParallelExtent && g && g->kind == ForKind::kSerial &&
-      ConstExtent(g) > 0 && OnlySpatial(f->body, g->loop_var.get())) {
-    int64_t e1 = ConstExtent(g);
-    tir::Var fused = tir::MakeVar(f->loop_var->name + "_" + g->loop_var->name + "_f");
+  Stmt nest = s;
+  while (true) {
+    auto* outer = nest.as<ForNode>();
+    auto* inner = outer->body.as<ForNode>();
+    int64_t e0 = ConstExtent(outer);
+    if (e0 < 0 || e0 >= kMinParallelExtent || !inner || inner->kind != ForKind::kSerial ||
+        ConstExtent(inner) <= 0 || !StartsAtZero(outer) || !StartsAtZero(inner) ||
+        !OnlySpatial(outer->body, inner->loop_var.get()))
+      break;
+    int64_t e1 = ConstExtent(inner);
+    tir::Var fused = tir::MakeVar(outer->loop_var->name + "_" + inner->loop_var->name + "_f");
     VarMap m;
-    m[f->loop_var.get()] = FloorDiv(fused, IntImm(e1));
-    m[g->loop_var.get()] = FloorMod(fused, IntImm(e1));
-    return MakeFor(fused, IntImm(0), IntImm(e0 * e1), ForKind::kParallel, SubstStmt(g->body, m));
+    m[outer->loop_var.get()] = FloorDiv(fused, IntImm(e1));
+    m[inner->loop_var.get()] = FloorMod(fused, IntImm(e1));
+    nest = MakeFor(fused, IntImm(0), IntImm(e0 * e1), ForKind::kSerial, SubstStmt(inner->body, m));
   }
-  if (e0 < 2) return s;
-  return MakeFor(f->loop_var, f->min, f->extent, ForKind::kParallel, f->body);
+  auto* top = nest.as<ForNode>();
+  if (ConstExtent(top) < 2) return s;
+  return MakeFor(top->loop_var, top->min, top->extent, ForKind::kParallel, top->body);
 }
 
 Stmt ScheduleTop(const Stmt& s) {

@@ -20,6 +20,9 @@ struct TensorExpr {
   std::vector<int64_t> shape;
   DType dtype = DType::kFloat32;
   std::function<tir::PrimExpr(const Indices& indices)> at;
+  /// How many ops are inlined into `at` (0 for a buffer load); the function lowering
+  /// materialises deeper chains so expressions stay shallow.
+  int depth = 0;
 };
 
 /// A tensor reading `buffer` at the given indices.
@@ -64,8 +67,10 @@ class LowerContext {
   /// lowering of a Primitive function) decides later; returns a placeholder tensor.
   TensorExpr Reduce(ReduceSpec spec, const std::string& name);
 
-  /// A unique name with prefix `base`.
+  /// A unique buffer name with prefix `base`.
   std::string FreshName(const std::string& base);
+  /// A unique block name with prefix `base`.
+  std::string FreshBlockName(const std::string& base);
 
   /// Internal: pending reductions handed to the function lowering.
   struct Pending;
@@ -85,6 +90,7 @@ class LowerContext {
   std::vector<tir::Buffer> scratch_;
   std::vector<std::shared_ptr<Pending>> pending_;
   std::vector<std::string> names_;
+  std::vector<std::string> block_names_;
 };
 
 /// Computes an op's results (one per tuple field) from its flattened inputs.

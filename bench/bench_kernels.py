@@ -1,0 +1,170 @@
+"""Kernel benchmark: Tessera's native backend against PyTorch, one thread, same run.
+
+Measures ResNet-18 conv2d layers, dense 1024^3, a chain of 5 elementwise ops on 4M
+floats, softmax and layer_norm on transformer shapes. Each case is checked against the
+peer's output before it is timed. Writes bench/results/kernels.{md,json}.
+
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_kernels.py [--repeat N] [--quick]
+"""
+import argparse
+import json
+import os
+import pathlib
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import tessera
+from tessera.op import nn
+from tessera import op
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+def pin_to_one_core():
+    """Both peers run on one pinned core: two vCPUs here give 1x-2x from moment to moment."""
+    try:
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    except (AttributeError, OSError):
+        pass
+
+
+def time_torch(fn, warmup, repeat):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def cases(quick):
+    rng = np.random.default_rng(0)
+
+    def randn(*shape):
+        return rng.standard_normal(shape).astype("float32")
+
+    # (name, input shape, out channels, kernel, stride, padding) of ResNet-18 at 224x224.
+    convs = [
+        ("resnet18.conv1 7x7/2 3->64 @224", (1, 3, 224, 224), 64, 7, 2, 3),
+        ("resnet18.layer1 3x3 64->64 @56", (1, 64, 56, 56), 64, 3, 1, 1),
+        ("resnet18.layer2 3x3/2 64->128 @56", (1, 64, 56, 56), 128, 3, 2, 1),
+        ("resnet18.layer2 3x3 128->128 @28", (1, 128, 28, 28), 128, 3, 1, 1),
+        ("resnet18.layer3 3x3 256->256 @14", (1, 256, 14, 14), 256, 3, 1, 1),
+        ("resnet18.layer4 3x3 512->512 @7", (1, 512, 7, 7), 512, 3, 1, 1),
+        ("resnet18.down 1x1/2 64->128 @56", (1, 64, 56, 56), 128, 1, 2, 0),
+    ]
+    if quick:
+        convs = convs[1:2]
+    for name, shape, oc, k, s, p in convs:
+        x, w = randn(*shape), randn(oc, shape[1], k, k) * 0.1
+        ho = (shape[2] + 2 * p - k) // s + 1
+        flops = 2 * oc * ho * ho * shape[1] * k * k
+        xv = tessera.var("x", shape=shape)
+        y = nn.conv2d(xv, tessera.const(w), strides=(s, s), padding=(p, p), channels=oc,
+                      kernel_size=(k, k))
+
+        def torch_fn(x=x, w=w, s=s, p=p):
+            import torch
+            tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+            return lambda: torch.nn.functional.conv2d(tx, tw, stride=s, padding=p)
+        yield name, tessera.Function([xv], y), {"x": x}, torch_fn(), ("GFLOP/s", flops)
+
+    m = n = k = 256 if quick else 1024
+    a, b = randn(m, k), randn(n, k)
+    av = tessera.var("a", shape=(m, k))
+    def torch_dense(a=a, b=b):
+        import torch
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        return lambda: torch.nn.functional.linear(ta, tb)
+    yield (f"dense {m}x{n}x{k}", tessera.Function([av], nn.dense(av, tessera.const(b))),
+           {"a": a}, torch_dense(), ("GFLOP/s", 2 * m * n * k))
+
+    size = (1 << 18) if quick else (1 << 22)
+    x, y = randn(size), randn(size)
+    xv, yv = tessera.var("x", shape=(size,)), tessera.var("y", shape=(size,))
+    chain = nn.relu(op.multiply(op.add(op.subtract(op.multiply(xv, yv), xv), yv), xv))
+    chain = op.add(chain, yv)
+    def torch_chain(x=x, y=y):
+        import torch
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        return lambda: torch.relu((tx * ty - tx + ty) * tx) + ty
+    yield (f"elementwise chain x5 on {size} floats", tessera.Function([xv, yv], chain),
+           {"x": x, "y": y}, torch_chain(), ("GB/s", 3 * 4 * size))
+
+    s = randn(4, 64, 64)
+    sv = tessera.var("s", shape=s.shape)
+    def torch_softmax(s=s):
+        import torch
+        ts = torch.from_numpy(s)
+        return lambda: torch.softmax(ts, dim=-1)
+    yield ("softmax (4, 64, 64) axis -1", tessera.Function([sv], nn.softmax(sv)), {"s": s},
+           torch_softmax(), ("GB/s", 2 * 4 * s.size))
+
+    h, g, bt = randn(64, 256), randn(256), randn(256)
+    hv = tessera.var("h", shape=h.shape)
+    ln = nn.layer_norm(hv, tessera.const(g), tessera.const(bt))
+    def torch_ln(h=h, g=g, bt=bt):
+        import torch
+        th, tg, tb = torch.from_numpy(h), torch.from_numpy(g), torch.from_numpy(bt)
+        return lambda: torch.nn.functional.layer_norm(th, (256,), tg, tb)
+    yield ("layer_norm (64, 256)", tessera.Function([hv], ln), {"h": h}, torch_ln(),
+           ("GB/s", 2 * 4 * h.size))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="small shapes (a smoke run)")
+    parser.add_argument("--out", default=str(ROOT / "results" / "kernels"))
+    args = parser.parse_args()
+
+    import torch
+    torch.set_num_threads(1)
+    pin_to_one_core()
+    rows = []
+    for name, func, inputs, torch_fn, (unit, amount) in cases(args.quick):
+        mod = tessera.IRModule.from_expr(func)
+        ex = tessera.build(mod, target="native -num_threads=1")
+        ours = ex.run(**inputs)
+        theirs = torch_fn().numpy()
+        err = float(np.max(np.abs(ours - theirs)) / (np.max(np.abs(theirs)) + 1e-30))
+        if err > 1e-4:
+            sys.exit(f"{name}: Tessera and PyTorch disagree (max relative error {err:.3g})")
+        t_ms = ex.benchmark(warmup=args.warmup, repeat=args.repeat, **inputs)["median_ms"]
+        p_ms = time_torch(torch_fn, args.warmup, args.repeat)
+        rate = lambda ms: amount / (ms * 1e-3) / 1e9
+        rows.append({"case": name, "unit": unit, "tessera_ms": t_ms, "torch_ms": p_ms,
+                     "tessera_rate": rate(t_ms), "torch_rate": rate(p_ms),
+                     "speedup_vs_torch": p_ms / t_ms, "max_rel_error": err})
+        print(f"{name:44s} tessera {t_ms:8.3f} ms {rate(t_ms):7.1f} {unit}   "
+              f"torch {p_ms:8.3f} ms {rate(p_ms):7.1f} {unit}   x{p_ms / t_ms:.2f}", flush=True)
+
+    env = {"threads": 1, "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+           "torch": torch.__version__, "machine": platform.machine(),
+           "cpu_flags_avx512f": "avx512f" in open("/proc/cpuinfo").read(),
+           "repeat": args.repeat, "warmup": args.warmup, "quick": args.quick,
+           "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps({"env": env, "rows": rows}, indent=1) + "\n")
+    lines = ["# Kernels: Tessera native vs PyTorch (one thread, median)", "",
+             "Environment: " + ", ".join(f"{k}={v}" for k, v in env.items()), "",
+             "| case | Tessera ms | rate | PyTorch ms | rate | Tessera speed-up |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['case']} | {r['tessera_ms']:.3f} | {r['tessera_rate']:.1f} {r['unit']} "
+                     f"| {r['torch_ms']:.3f} | {r['torch_rate']:.1f} {r['unit']} "
+                     f"| {r['speedup_vs_torch']:.2f}x |")
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
+
+
+if __name__ == "__main__":
+    main()
