@@ -172,7 +172,7 @@ def @main(%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32]) -> Tensor[(2), 
   call_tir(@fused_sum, (%0,), Tensor[(2), float32])
 }
 
-primfn @fused_add_nn_relu(%p0: Buffer[(2, 3), float32], %p1: Buffer[(3), float32], global_symbol="fused_add_nn_relu") -> (%T_out: Buffer[(2, 3), float32]) {
+primfn @fused_add_nn_relu(%p0: Buffer[(2, 3), float32], %p1: Buffer[(3), float32], global_symbol="fused_add_nn_relu", tir.noalias=True) -> (%T_out: Buffer[(2, 3), float32]) {
   for %i0: int32 in 0 +: 2 serial {
     for %i1: int32 in 0 +: 3 vectorized {
       block "T_out"(%v0: int32 in 0 +: 2 spatial = %i0, %v1: int32 in 0 +: 3 spatial = %i1) reads(%p0[%v0, %v1], %p1[%v1]) writes(%T_out[%v0, %v1]) {
@@ -182,13 +182,13 @@ primfn @fused_add_nn_relu(%p0: Buffer[(2, 3), float32], %p1: Buffer[(3), float32
   }
 }
 
-primfn @fused_sum(%p0: Buffer[(2, 3), float32], global_symbol="fused_sum") -> (%T_out: Buffer[(2), float32]) {
+primfn @fused_sum(%p0: Buffer[(2, 3), float32], global_symbol="fused_sum", tir.noalias=True) -> (%T_out: Buffer[(2), float32]) {
   for %i0: int32 in 0 +: 2 serial {
+    block "sum_init"(%v0_i: int32 in 0 +: 2 spatial = %i0) reads() writes(%T_out[%v0_i]) {
+      %T_out[%v0_i] = 0f;
+    }
     for %k0: int32 in 0 +: 3 serial {
       block "sum"(%v0: int32 in 0 +: 2 spatial = %i0, %r0: int32 in 0 +: 3 reduce = %k0) reads(%T_out[%v0], %p0[%v0, %r0]) writes(%T_out[%v0]) {
-        init {
-          %T_out[%v0] = 0f;
-        }
         %T_out[%v0] = %T_out[%v0] + %p0[%v0, %r0];
       }
     }

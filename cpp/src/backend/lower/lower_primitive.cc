@@ -349,6 +349,10 @@ LoweredPrimitive PrimitiveLowerer::Run() {
   params.insert(params.end(), outputs.begin(), outputs.end());
   Attrs attrs;
   attrs.Set(attr::kGlobalSymbol, name_);
+  // Destination passing gives every kernel call distinct buffers (the executor's memory
+  // plan never lets an output share an input's storage): the code generator may assume
+  // no aliasing, which keeps reduction accumulators in registers.
+  attrs.Set("tir.noalias", true);
   LoweredPrimitive result;
   result.func = tir::MakePrimFunc(params, static_cast<int>(outputs.size()), ctx_.Finish(), attrs);
   result.constants = constants_;

@@ -1,5 +1,6 @@
-// ScheduleDefault: loop annotations and the two loop transformations it needs (fusing the
-// two outermost loops, splitting the innermost by 8) on the nests LowerPrimitive emits.
+// ScheduleDefault: loop annotations and the loop transformations it needs (hoisting
+// reduction inits, fusing the two outermost loops, splitting the innermost by 8) on the
+// nests LowerPrimitive emits.
 #include "tessera/backend/lower/schedule_default.h"
 
 #include <unordered_map>
@@ -142,8 +143,13 @@ int64_t Work(const Stmt& s) {
   while (auto* f = (IsInstance<ForNode>(n) ? static_cast<const ForNode*>(n) : nullptr)) {
     work *= std::max<int64_t>(ConstExtent(f), 1);
     n = f->body.get();
-    if (auto* q = (IsInstance<SeqStmtNode>(n) ? static_cast<const SeqStmtNode*>(n) : nullptr))
-      n = q->seq.empty() ? nullptr : q->seq[0].get();
+    if (auto* q = (IsInstance<SeqStmtNode>(n) ? static_cast<const SeqStmtNode*>(n) : nullptr)) {
+      // A hoisted init or an epilogue sits beside the loop that does the work: follow
+      // the heaviest member (nests are a few loops deep, so recursion stays shallow).
+      int64_t most = 1;
+      for (const Stmt& c : q->seq) most = std::max(most, Work(c));
+      return work * most;
+    }
   }
   return work;
 }
@@ -187,7 +193,13 @@ Stmt Vectorize(const Stmt& s) {
                                SubstStmt(f->body, tm))});
 }
 
-/// Parallelizes the outermost loop of a top-level nest.
+/// Whether `e` is the constant 0.
+bool StartsAtZeroExpr(const PrimExpr& e) {
+  auto* imm = e.as<IntImmNode>();
+  return imm && imm->value == 0;
+}
+
+/// Whether loop `f` starts at 0.
 bool StartsAtZero(const ForNode* f) {
   auto* imm = f->min.as<IntImmNode>();
   return imm && imm->value == 0;
@@ -220,6 +232,98 @@ Stmt Parallelize(const Stmt& s) {
   return MakeFor(top->loop_var, top->min, top->extent, ForKind::kParallel, top->body);
 }
 
+/// A block's init, rebuilt over fresh spatial iteration variables: only stores whose
+/// values and indices mention no reduce variable qualify (else null).
+Stmt InitOverFreshVars(const Stmt& init, const VarMap& fresh) {
+  std::vector<Stmt> stores;
+  if (auto* q = init.as<SeqStmtNode>())
+    stores = q->seq;
+  else
+    stores = {init};
+  std::vector<Stmt> out;
+  for (const Stmt& st : stores) {
+    auto* store = st.as<BufferStoreNode>();
+    if (!store) return Stmt();
+    std::vector<PrimExpr> idx;
+    for (const PrimExpr& i : store->indices) idx.push_back(SubstExpr(i, fresh));
+    out.push_back(MakeStore(store->buffer, SubstExpr(store->value, fresh), idx));
+  }
+  return MakeSeq(out);
+}
+
+/// TVM's decompose_reduction for one loop chain: when `s` is a chain of loops that only
+/// bind reduce iteration variables and ends in a block with an init, the init becomes a
+/// block of its own before the chain. Returns null when `s` is not such a chain. Without
+/// the conditional init inside the innermost loop, the C compiler keeps the accumulator
+/// in a register instead of loading and storing it every step.
+Stmt HoistInit(const Stmt& s) {
+  std::vector<const ForNode*> chain;
+  const StmtNode* n = s.get();
+  while (auto* f = (IsInstance<ForNode>(n) ? static_cast<const ForNode*>(n) : nullptr)) {
+    chain.push_back(f);
+    n = f->body.get();
+  }
+  auto* b = (n && IsInstance<BlockNode>(n)) ? static_cast<const BlockNode*>(n) : nullptr;
+  if (chain.empty() || !b || !b->init.defined() || b->writes.size() != 1) return Stmt();
+  VarMap fresh;
+  std::vector<IterVar> spatial;
+  for (const IterVar& iv : b->iter_vars) {
+    bool uses_chain = false;
+    for (const ForNode* f : chain)
+      uses_chain = uses_chain || Mentions(iv.binding, f->loop_var.get());
+    if (iv.kind == IterKind::kReduce) {
+      // The reduce domain must start where its loops start: then "all reduce variables at
+      // their minimum" is exactly "before the chain".
+      if (!uses_chain) return Stmt();
+      continue;
+    }
+    if (uses_chain) return Stmt();
+    IterVar copy = iv;
+    copy.var = tir::MakeVar(iv.var->name + "_i", iv.var->dtype);
+    fresh[iv.var.get()] = copy.var;
+    spatial.push_back(copy);
+  }
+  for (const ForNode* f : chain)
+    if (!StartsAtZeroExpr(f->min)) return Stmt();
+  for (const IterVar& iv : b->iter_vars)
+    if (iv.kind == IterKind::kReduce) {
+      auto* min = iv.dom.min.as<IntImmNode>();
+      if (!min || min->value != 0 || !iv.binding.as<tir::VarNode>()) return Stmt();
+    }
+  Stmt init = InitOverFreshVars(b->init, fresh);
+  if (!init.defined()) return Stmt();
+  BufferRegion write = b->writes[0];
+  for (Range& r : write.region) {
+    r.min = SubstExpr(r.min, fresh);
+    r.extent = SubstExpr(r.extent, fresh);
+  }
+  Stmt init_block = MakeBlock(b->name + "_init", spatial, {}, {write}, nullptr, init);
+  Stmt body = MakeBlock(b->name, b->iter_vars, b->reads, b->writes, nullptr, b->body);
+  for (size_t i = chain.size(); i-- > 0;)
+    body = MakeFor(chain[i]->loop_var, chain[i]->min, chain[i]->extent, chain[i]->kind, body);
+  return MakeSeq({init_block, body});
+}
+
+/// Applies HoistInit wherever a reduction chain sits in `s`.
+Stmt DecomposeReductions(const Stmt& s) {
+  if (!s.defined()) return s;
+  if (Stmt hoisted = HoistInit(s); hoisted.defined()) return hoisted;
+  if (auto* f = s.as<ForNode>()) {
+    Stmt body = DecomposeReductions(f->body);
+    return body.same_as(f->body) ? s : MakeFor(f->loop_var, f->min, f->extent, f->kind, body);
+  }
+  if (auto* q = s.as<SeqStmtNode>()) {
+    std::vector<Stmt> seq;
+    for (const Stmt& c : q->seq) seq.push_back(DecomposeReductions(c));
+    return MakeSeq(seq);
+  }
+  if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, DecomposeReductions(a->body));
+  if (auto* i = s.as<IfThenElseNode>())
+    return MakeIfThenElse(i->cond, DecomposeReductions(i->then_case),
+                          i->else_case.defined() ? DecomposeReductions(i->else_case) : Stmt());
+  return s;
+}
+
 Stmt ScheduleTop(const Stmt& s) {
   if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, ScheduleTop(a->body));
   if (auto* q = s.as<SeqStmtNode>()) {
@@ -228,7 +332,7 @@ Stmt ScheduleTop(const Stmt& s) {
     return MakeSeq(seq);
   }
   if (!s.as<ForNode>()) return s;
-  Stmt v = Vectorize(s);
+  Stmt v = Vectorize(DecomposeReductions(s));
   if (auto* q = v.as<SeqStmtNode>()) {
     std::vector<Stmt> seq;
     for (const Stmt& c : q->seq) seq.push_back(Parallelize(c));
