@@ -126,6 +126,12 @@ TsStatus TsExecutableGetInputNames(TsExecutable executable, TsStringCallback cal
   });
 }
 
+TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(num_threads);
+  return Guard([&] { *num_threads = executable->executor->pool().num_threads(); });
+}
+
 TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
                          const TsTensor* inputs, size_t num_inputs, TsTensor* outputs,
                          size_t max_outputs, size_t* num_outputs) {

@@ -245,6 +245,8 @@ static void test_build_save_load(void) {
   Buffer names = {{0}, 0};
   CHECK(TsExecutableGetInputNames(exe, append, &names) == TS_OK);
   CHECK(strcmp(names.text, "xwb") == 0);
+  int threads = 0;
+  CHECK(TsExecutableGetNumThreads(exe, &threads) == TS_OK && threads == 2); /* from the target */
   float got[6] = {0};
   CHECK(run_dense(exe, inputs, got));
   CHECK(close_to(got, want, 6));
@@ -257,6 +259,7 @@ static void test_build_save_load(void) {
   TsExecutable loaded = NULL;
   CHECK(TsExecutableLoad(path, 1, &loaded) == TS_OK);
   if (loaded) {
+    CHECK(TsExecutableGetNumThreads(loaded, &threads) == TS_OK && threads == 1); /* argument */
     float again[6] = {0};
     CHECK(run_dense(loaded, inputs, again));
     CHECK(memcmp(again, got, sizeof(got)) == 0);
@@ -269,10 +272,29 @@ static void test_build_save_load(void) {
   CHECK(median > 0 && p90 >= median && min > 0 && min <= median);
   Buffer profile = {{0}, 0};
   CHECK(TsExecutableProfile(exe, dense_names, inputs, 3, 3, append, &profile) == TS_OK);
-  CHECK(strstr(profile.text, "dense") != NULL);
+  CHECK(strstr(profile.text, "fused_nn_dense_add_nn_relu") != NULL);
   CHECK(strstr(profile.text, "native") != NULL);
   CHECK(TsExecutableBenchmark(exe, dense_names, inputs, 3, 0, 0, &median, NULL, NULL) ==
         TS_ERROR_VALUE);
+
+  /* The build obeys its pass context: with FuseOps disabled every op is its own kernel. */
+  TsPassContext unfused_ctx = NULL;
+  const char* disabled[] = {"FuseOps"};
+  CHECK(TsPassContextCreate(3, NULL, 0, disabled, 1, "{\"testing.immutable_module\": true}",
+                            &unfused_ctx) == TS_OK);
+  TsExecutable unfused = NULL;
+  CHECK(TsBuild(mod, &native, 1, unfused_ctx, &unfused) == TS_OK);
+  if (unfused) {
+    Buffer kernels = {{0}, 0};
+    CHECK(TsExecutableProfile(unfused, dense_names, inputs, 3, 1, append, &kernels) == TS_OK);
+    CHECK(strstr(kernels.text, "fused_nn_relu") != NULL);
+    CHECK(strstr(kernels.text, "fused_nn_dense_add_nn_relu") == NULL);
+    float separate[6] = {0};
+    CHECK(run_dense(unfused, inputs, separate));
+    CHECK(close_to(separate, want, 6));
+    TsExecutableDestroy(unfused);
+  }
+  TsPassContextDestroy(unfused_ctx);
 
   /* Built for interp (no context: the current one): the same values. */
   TsExecutable interp_exe = NULL;
@@ -380,6 +402,7 @@ static void test_target_errors(void) {
         TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsExecutableProfile(NULL, NULL, NULL, 0, 1, append, NULL) == TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsExecutableGetInputNames(NULL, append, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsExecutableGetNumThreads(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
   TsExecutableDestroy(NULL);
   TsTargetDestroy(NULL);
 }

@@ -149,6 +149,9 @@ TS_CAPI_EXPORT TsStatus TsExecutableLoad(const char* path, int num_threads, TsEx
 /** Calls `callback` once per input (parameter) name of @main, in order. */
 TS_CAPI_EXPORT TsStatus TsExecutableGetInputNames(TsExecutable executable,
                                                   TsStringCallback callback, void* user_data);
+/** The number of threads of the executable's executor (the resolved count: 0 = all
+ *  cores becomes the core count). */
+TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads);
 /** Runs the compiled @main; inputs and outputs as for TsModuleRunMain. An unknown or
  *  missing input name fails with TS_ERROR_VALUE, a wrong shape/dtype with TS_ERROR_TYPE. */
 TS_CAPI_EXPORT TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
