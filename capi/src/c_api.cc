@@ -2,6 +2,8 @@
 // status codes and stores the message in a thread-local last-error string.
 #include "tessera/c_api.h"
 
+#include "c_api_internal.h"
+
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,78 +18,13 @@
 #include "tessera/transform/infer_type.h"
 #include "tessera/transform/pass_registry.h"
 
-struct TsModule_ {
-  tessera::IRModule mod;
-};
-struct TsPass_ {
-  tessera::Pass pass;
-};
-struct TsPassContext_ {
-  tessera::PassContext ctx;
-};
-struct TsTensor_ {
-  tessera::NDArray array;
-};
+using namespace tessera::capi;
 
 namespace {
-
-thread_local std::string last_error;
-
-TsStatus StatusOf(tessera::ErrorKind kind) {
-  switch (kind) {
-    case tessera::ErrorKind::kParse:
-      return TS_ERROR_PARSE;
-    case tessera::ErrorKind::kType:
-      return TS_ERROR_TYPE;
-    case tessera::ErrorKind::kValue:
-      return TS_ERROR_VALUE;
-    case tessera::ErrorKind::kNotFound:
-      return TS_ERROR_NOT_FOUND;
-    case tessera::ErrorKind::kUnsupported:
-      return TS_ERROR_UNSUPPORTED;
-    case tessera::ErrorKind::kIO:
-      return TS_ERROR_IO;
-    case tessera::ErrorKind::kInternal:
-      return TS_ERROR_INTERNAL;
-  }
-  return TS_ERROR_INTERNAL;
-}
-
-TsStatus Fail(TsStatus status, std::string message) {
-  last_error = std::move(message);
-  return status;
-}
-
-/// Runs `body`, translating every exception into a status; nothing escapes to C.
-template <typename F>
-TsStatus Guard(F&& body) {
-  try {
-    body();
-    return TS_OK;
-  } catch (const tessera::Error& e) {
-    return Fail(StatusOf(e.kind()), e.what());
-  } catch (const nlohmann::json::exception& e) {
-    return Fail(TS_ERROR_PARSE, std::string("invalid JSON: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    return Fail(TS_ERROR_INTERNAL, "out of memory");
-  } catch (const std::exception& e) {
-    return Fail(TS_ERROR_INTERNAL, e.what());
-  } catch (...) {
-    return Fail(TS_ERROR_INTERNAL, "unknown C++ exception");
-  }
-}
-
-#define TS_REQUIRE(PTR) \
-  if (!(PTR))           \
-  return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(__func__) + ": " #PTR " must not be NULL")
 
 std::string_view TextOf(const char* text, size_t length) {
   return length == static_cast<size_t>(-1) ? std::string_view(text)
                                            : std::string_view(text, length);
-}
-
-void Emit(const std::string& text, TsStringCallback callback, void* user_data) {
-  callback(text.data(), text.size(), user_data);
 }
 
 tessera::DType DTypeFromC(TsDType d) {
@@ -164,10 +101,73 @@ tessera::AttrValue ConfigValue(const std::string& key, const nlohmann::json& v) 
 
 }  // namespace
 
+namespace tessera::capi {
+
+namespace {
+thread_local std::string last_error;
+}  // namespace
+
+TsStatus StatusOf(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kParse:
+      return TS_ERROR_PARSE;
+    case ErrorKind::kType:
+      return TS_ERROR_TYPE;
+    case ErrorKind::kValue:
+      return TS_ERROR_VALUE;
+    case ErrorKind::kNotFound:
+      return TS_ERROR_NOT_FOUND;
+    case ErrorKind::kUnsupported:
+      return TS_ERROR_UNSUPPORTED;
+    case ErrorKind::kIO:
+      return TS_ERROR_IO;
+    case ErrorKind::kInternal:
+      return TS_ERROR_INTERNAL;
+  }
+  return TS_ERROR_INTERNAL;
+}
+
+TsStatus Fail(TsStatus status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+const char* LastError() {
+  return last_error.c_str();
+}
+
+std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTensor* inputs,
+                                           size_t num_inputs) {
+  std::map<std::string, NDArray> named;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!names[i] || !inputs[i]) TS_THROW(kValue) << "input " << i << " has a NULL name or tensor";
+    if (!named.emplace(names[i], inputs[i]->array).second)
+      TS_THROW(kValue) << "input '" << names[i] << "' is given twice";
+  }
+  return named;
+}
+
+void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t num_inputs,
+                  TsTensor* outputs, size_t max_outputs, size_t* num_outputs) {
+  if (results.size() > max_outputs)
+    TS_THROW(kValue) << "@main returns " << results.size() << " tensors but room for only "
+                     << max_outputs << " was given";
+  for (size_t i = 0; i < results.size(); ++i) {
+    // An output that is an input (e.g. @main returns a parameter) would alias caller
+    // memory the caller may free; hand back a copy instead.
+    bool aliases = false;
+    for (size_t k = 0; k < num_inputs; ++k) aliases |= results[i].data() == inputs[k]->array.data();
+    outputs[i] = new TsTensor_{aliases ? results[i].Copy() : results[i]};
+  }
+  *num_outputs = results.size();
+}
+
+}  // namespace tessera::capi
+
 extern "C" {
 
 const char* TsGetLastError(void) {
-  return last_error.c_str();
+  return tessera::capi::LastError();
 }
 
 const char* TsStatusName(TsStatus status) {
@@ -373,26 +373,9 @@ TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const 
   }
   if (max_outputs) TS_REQUIRE(outputs);
   return Guard([&] {
-    std::map<std::string, tessera::NDArray> named;
-    for (size_t i = 0; i < num_inputs; ++i) {
-      if (!input_names[i] || !inputs[i])
-        TS_THROW(kValue) << "input " << i << " has a NULL name or tensor";
-      if (!named.emplace(input_names[i], inputs[i]->array).second)
-        TS_THROW(kValue) << "input '" << input_names[i] << "' is given twice";
-    }
-    std::vector<tessera::NDArray> results = tessera::RunMain(module->mod, named).Flatten();
-    if (results.size() > max_outputs)
-      TS_THROW(kValue) << "@main returns " << results.size() << " tensors but room for only "
-                       << max_outputs << " was given";
-    for (size_t i = 0; i < results.size(); ++i) {
-      // An output that is an input (e.g. @main returns a parameter) would alias caller
-      // memory the caller may free; hand back a copy instead.
-      bool aliases = false;
-      for (size_t k = 0; k < num_inputs; ++k)
-        aliases |= results[i].data() == inputs[k]->array.data();
-      outputs[i] = new TsTensor_{aliases ? results[i].Copy() : results[i]};
-    }
-    *num_outputs = results.size();
+    std::vector<tessera::NDArray> results =
+        tessera::RunMain(module->mod, NamedInputs(input_names, inputs, num_inputs)).Flatten();
+    StoreOutputs(std::move(results), inputs, num_inputs, outputs, max_outputs, num_outputs);
   });
 }
 

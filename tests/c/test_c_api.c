@@ -1,7 +1,10 @@
-/* Embeds Tessera through the C API only: parse, pipeline under a config, run, errors. */
+/* Embeds Tessera through the C API only: parse, pipeline under a config, run, build,
+ * save/load, benchmark, profile, errors. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tessera/c_api.h"
 
@@ -148,9 +151,267 @@ static void test_bad_input(void) {
   CHECK(strstr(passes.text, "\"InferType\"") != NULL);
 }
 
+static const char* kDenseModel =
+    "def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32],\n"
+    "          %b: Tensor[(3), float32]) {\n"
+    "  %0 = nn.dense(%x, %w);\n"
+    "  %1 = add(%0, %b);\n"
+    "  nn.relu(%1)\n"
+    "}\n";
+
+/* Inputs of kDenseModel over static buffers. */
+static float dense_x[8] = {1, -2, 3, 0.5f, -1, 2, 0.25f, 4};
+static float dense_w[12] = {0.5f, 1, -1, 2, -0.5f, 0.25f, 1, -1, 1, 1, 1, 1};
+static float dense_b[3] = {0.1f, -0.2f, 0.3f};
+static const char* dense_names[3] = {"x", "w", "b"};
+
+static void make_dense_inputs(TsTensor inputs[3]) {
+  int64_t xs[2] = {2, 4}, ws[2] = {3, 4}, bs[1] = {3};
+  CHECK(TsTensorFromBuffer(dense_x, xs, 2, kF32, &inputs[0]) == TS_OK);
+  CHECK(TsTensorFromBuffer(dense_w, ws, 2, kF32, &inputs[1]) == TS_OK);
+  CHECK(TsTensorFromBuffer(dense_b, bs, 1, kF32, &inputs[2]) == TS_OK);
+}
+
+/* relu(x * w^T + b), computed in plain C. */
+static void dense_reference(float out[6]) {
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      float acc = dense_b[j];
+      for (int k = 0; k < 4; ++k) acc += dense_x[i * 4 + k] * dense_w[j * 4 + k];
+      out[i * 3 + j] = acc > 0 ? acc : 0;
+    }
+}
+
+/* Runs `exe` on the dense inputs and copies its single (2, 3) float output to `out`. */
+static int run_dense(TsExecutable exe, TsTensor inputs[3], float out[6]) {
+  TsTensor result[1] = {NULL};
+  size_t n = 0;
+  if (TsExecutableRun(exe, dense_names, inputs, 3, result, 1, &n) != TS_OK || n != 1) return 0;
+  float* data = NULL;
+  const int64_t* shape = NULL;
+  int32_t ndim = 0;
+  int ok = TsTensorGetInfo(result[0], (void**)&data, &shape, &ndim, NULL) == TS_OK && ndim == 2 &&
+           shape[0] == 2 && shape[1] == 3;
+  if (ok) memcpy(out, data, 6 * sizeof(float));
+  TsTensorDestroy(result[0]);
+  return ok;
+}
+
+static int close_to(const float* a, const float* b, int n) {
+  for (int i = 0; i < n; ++i)
+    if (fabsf(a[i] - b[i]) > 1e-5f * (1 + fabsf(b[i]))) return 0;
+  return 1;
+}
+
+/* Writes a fresh temporary file name into `path` (the file exists, empty). */
+static void temp_path(char path[64]) {
+  strcpy(path, "/tmp/tessera_c_api_XXXXXX");
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+}
+
+static void test_build_save_load(void) {
+  TsModule mod = NULL;
+  CHECK(TsModuleParse(kDenseModel, (size_t)-1, &mod) == TS_OK);
+  if (!mod) return;
+  TsTensor inputs[3] = {NULL, NULL, NULL};
+  make_dense_inputs(inputs);
+  float want[6];
+  dense_reference(want);
+
+  /* The interpreter agrees with the C reference. */
+  TsTensor interp_out[1] = {NULL};
+  size_t n = 0;
+  CHECK(TsModuleRunMain(mod, dense_names, inputs, 3, interp_out, 1, &n) == TS_OK && n == 1);
+  float* interp_data = NULL;
+  if (n == 1) TsTensorGetInfo(interp_out[0], (void**)&interp_data, NULL, NULL, NULL);
+  CHECK(interp_data && close_to(interp_data, want, 6));
+
+  /* Targets print canonically. */
+  TsTarget native = NULL, interp = NULL;
+  CHECK(TsTargetParse("native -num_threads=2", &native) == TS_OK);
+  CHECK(TsTargetParse("interp", &interp) == TS_OK);
+  Buffer printed = {{0}, 0};
+  CHECK(TsTargetPrint(native, append, &printed) == TS_OK);
+  CHECK(strcmp(printed.text, "native -num_threads=2") == 0);
+
+  /* Build for native under a pass context with a config. */
+  TsPassContext ctx = NULL;
+  CHECK(TsPassContextCreate(3, NULL, 0, NULL, 0, "{\"testing.immutable_module\": true}", &ctx) ==
+        TS_OK);
+  TsExecutable exe = NULL;
+  CHECK(TsBuild(mod, &native, 1, ctx, &exe) == TS_OK);
+  if (!exe) goto cleanup;
+  Buffer names = {{0}, 0};
+  CHECK(TsExecutableGetInputNames(exe, append, &names) == TS_OK);
+  CHECK(strcmp(names.text, "xwb") == 0);
+  int threads = 0;
+  CHECK(TsExecutableGetNumThreads(exe, &threads) == TS_OK && threads == 2); /* from the target */
+  float got[6] = {0};
+  CHECK(run_dense(exe, inputs, got));
+  CHECK(close_to(got, want, 6));
+  CHECK(interp_data && close_to(got, interp_data, 6));
+
+  /* Save, load, run again: identical bytes. */
+  char path[64];
+  temp_path(path);
+  CHECK(TsExecutableSave(exe, path) == TS_OK);
+  TsExecutable loaded = NULL;
+  CHECK(TsExecutableLoad(path, 1, &loaded) == TS_OK);
+  if (loaded) {
+    CHECK(TsExecutableGetNumThreads(loaded, &threads) == TS_OK && threads == 1); /* argument */
+    float again[6] = {0};
+    CHECK(run_dense(loaded, inputs, again));
+    CHECK(memcmp(again, got, sizeof(got)) == 0);
+    TsExecutableDestroy(loaded);
+  }
+
+  /* Benchmark and profile. */
+  double median = -1, p90 = -1, min = -1;
+  CHECK(TsExecutableBenchmark(exe, dense_names, inputs, 3, 1, 5, &median, &p90, &min) == TS_OK);
+  CHECK(median > 0 && p90 >= median && min > 0 && min <= median);
+  Buffer profile = {{0}, 0};
+  CHECK(TsExecutableProfile(exe, dense_names, inputs, 3, 3, append, &profile) == TS_OK);
+  CHECK(strstr(profile.text, "fused_nn_dense_add_nn_relu") != NULL);
+  CHECK(strstr(profile.text, "native") != NULL);
+  CHECK(TsExecutableBenchmark(exe, dense_names, inputs, 3, 0, 0, &median, NULL, NULL) ==
+        TS_ERROR_VALUE);
+
+  /* The build obeys its pass context: with FuseOps disabled every op is its own kernel. */
+  TsPassContext unfused_ctx = NULL;
+  const char* disabled[] = {"FuseOps"};
+  CHECK(TsPassContextCreate(3, NULL, 0, disabled, 1, "{\"testing.immutable_module\": true}",
+                            &unfused_ctx) == TS_OK);
+  TsExecutable unfused = NULL;
+  CHECK(TsBuild(mod, &native, 1, unfused_ctx, &unfused) == TS_OK);
+  if (unfused) {
+    Buffer kernels = {{0}, 0};
+    CHECK(TsExecutableProfile(unfused, dense_names, inputs, 3, 1, append, &kernels) == TS_OK);
+    CHECK(strstr(kernels.text, "fused_nn_relu") != NULL);
+    CHECK(strstr(kernels.text, "fused_nn_dense_add_nn_relu") == NULL);
+    float separate[6] = {0};
+    CHECK(run_dense(unfused, inputs, separate));
+    CHECK(close_to(separate, want, 6));
+    TsExecutableDestroy(unfused);
+  }
+  TsPassContextDestroy(unfused_ctx);
+
+  /* Built for interp (no context: the current one): the same values. */
+  TsExecutable interp_exe = NULL;
+  CHECK(TsBuild(mod, &interp, 1, NULL, &interp_exe) == TS_OK);
+  if (interp_exe) {
+    float via_interp[6] = {0};
+    CHECK(run_dense(interp_exe, inputs, via_interp));
+    CHECK(close_to(via_interp, got, 6));
+    TsExecutableDestroy(interp_exe);
+  }
+
+  /* Wrong input name, wrong shape, missing input. */
+  TsTensor out[1] = {NULL};
+  const char* wrong_names[3] = {"x", "q", "b"};
+  CHECK(TsExecutableRun(exe, wrong_names, inputs, 3, out, 1, &n) == TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "q") != NULL && strstr(TsGetLastError(), "w") != NULL);
+  int64_t bad_shape[2] = {4, 2};
+  TsTensor bad_inputs[3] = {NULL, inputs[1], inputs[2]};
+  CHECK(TsTensorFromBuffer(dense_x, bad_shape, 2, kF32, &bad_inputs[0]) == TS_OK);
+  CHECK(TsExecutableRun(exe, dense_names, bad_inputs, 3, out, 1, &n) == TS_ERROR_TYPE);
+  CHECK(strstr(TsGetLastError(), "'x'") != NULL);
+  TsTensorDestroy(bad_inputs[0]);
+  CHECK(TsExecutableRun(exe, dense_names, inputs, 2, out, 1, &n) == TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "b") != NULL);
+  CHECK(TsExecutableRun(exe, dense_names, inputs, 3, out, 0, &n) == TS_ERROR_VALUE);
+
+  /* Load: a missing file, a damaged file, a file that is not an executable. */
+  TsExecutable bad = NULL;
+  CHECK(TsExecutableLoad("/nonexistent/tessera.exe", 0, &bad) == TS_ERROR_NOT_FOUND);
+  CHECK(strstr(TsGetLastError(), "/nonexistent/tessera.exe") != NULL);
+  FILE* f = fopen(path, "rb");
+  static char bytes[1 << 20];
+  size_t size = f ? fread(bytes, 1, sizeof(bytes), f) : 0;
+  if (f) fclose(f);
+  CHECK(size > 64);
+  bytes[size / 2] ^= 0x5a;
+  f = fopen(path, "wb");
+  if (f) {
+    fwrite(bytes, 1, size, f);
+    fclose(f);
+  }
+  CHECK(TsExecutableLoad(path, 0, &bad) == TS_ERROR_PARSE);
+  CHECK(strstr(TsGetLastError(), "damaged") != NULL);
+  f = fopen(path, "wb");
+  if (f) {
+    fputs("hello", f);
+    fclose(f);
+  }
+  CHECK(TsExecutableLoad(path, 0, &bad) == TS_ERROR_PARSE);
+  CHECK(bad == NULL);
+  remove(path);
+
+  TsExecutableDestroy(exe);
+cleanup:
+  TsPassContextDestroy(ctx);
+  TsTargetDestroy(native);
+  TsTargetDestroy(interp);
+  TsTensorDestroy(interp_out[0]);
+  for (int i = 0; i < 3; ++i) TsTensorDestroy(inputs[i]);
+  TsModuleDestroy(mod);
+}
+
+static void test_target_errors(void) {
+  TsTarget t = NULL;
+  CHECK(TsTargetParse("cuda", &t) == TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "cuda") != NULL && strstr(TsGetLastError(), "native") != NULL);
+  CHECK(TsTargetParse("native -fast=1", &t) == TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "fast") != NULL &&
+        strstr(TsGetLastError(), "num_threads") != NULL);
+  CHECK(TsTargetParse("native -num_threads=many", &t) == TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "int") != NULL);
+  CHECK(t == NULL);
+
+  Buffer targets = {{0}, 0};
+  CHECK(TsListTargets(append, &targets) == TS_OK);
+  CHECK(strstr(targets.text, "\"native\"") != NULL && strstr(targets.text, "\"interp\"") != NULL);
+  CHECK(strstr(targets.text, "\"num_threads\"") != NULL);
+
+  /* NULL handles and pointers. */
+  TsExecutable exe = NULL;
+  size_t n = 0;
+  CHECK(TsTargetParse(NULL, &t) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(TsGetLastError(), "text") != NULL);
+  CHECK(TsTargetParse("native", NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsTargetPrint(NULL, append, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsListTargets(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsBuild(NULL, NULL, 0, NULL, &exe) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(TsGetLastError(), "module") != NULL);
+  TsModule mod = NULL;
+  CHECK(TsModuleParse(kDenseModel, (size_t)-1, &mod) == TS_OK);
+  CHECK(TsBuild(mod, NULL, 0, NULL, &exe) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(TsGetLastError(), "targets") != NULL);
+  TsTarget none[1] = {NULL};
+  CHECK(TsBuild(mod, none, 0, NULL, &exe) == TS_ERROR_VALUE);
+  CHECK(TsBuild(mod, none, 1, NULL, &exe) == TS_ERROR_VALUE);
+  CHECK(exe == NULL);
+  TsModuleDestroy(mod);
+  CHECK(TsExecutableSave(NULL, "/tmp/x") == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(TsGetLastError(), "executable") != NULL);
+  CHECK(TsExecutableLoad(NULL, 0, &exe) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(TsGetLastError(), "path") != NULL);
+  CHECK(TsExecutableLoad("/tmp/x", -1, &exe) == TS_ERROR_VALUE);
+  CHECK(TsExecutableRun(NULL, NULL, NULL, 0, NULL, 0, &n) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsExecutableBenchmark(NULL, NULL, NULL, 0, 1, 1, NULL, NULL, NULL) ==
+        TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsExecutableProfile(NULL, NULL, NULL, 0, 1, append, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsExecutableGetInputNames(NULL, append, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsExecutableGetNumThreads(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  TsExecutableDestroy(NULL);
+  TsTargetDestroy(NULL);
+}
+
 int main(void) {
   test_parse_pipeline_run();
   test_bad_input();
+  test_build_save_load();
+  test_target_errors();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -10,9 +10,11 @@ cmake --install "$BUILD_DIR" --prefix "$PREFIX" >/dev/null
 cmake -S "$SOURCE_DIR/examples/c" -B "$PREFIX/example-build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$PREFIX/example-build" >/dev/null
-"$PREFIX/example-build/embed" | grep -q "y = \[1, 4, 9, 16\]"
+OUT=$("$PREFIX/example-build/embed")
+grep -q "^y = \[1, 4, 9, 16\]" <<<"$OUT"
+grep -q "^native y = \[1, 4, 9, 16\]" <<<"$OUT"
 PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" cc "$SOURCE_DIR/examples/c/embed.c" -o "$PREFIX/embed_pc" \
   $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs tessera)
-"$PREFIX/embed_pc" | grep -q "y = \[1, 4, 9, 16\]"
+"$PREFIX/embed_pc" | grep -q "^native y = \[1, 4, 9, 16\]"
 "$PREFIX/bin/tessera" --help >/dev/null
 echo "installed package: find_package and pkg-config builds run"

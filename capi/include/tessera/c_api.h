@@ -39,6 +39,8 @@ typedef struct TsModule_* TsModule;           /**< an IRModule */
 typedef struct TsPass_* TsPass;               /**< a pass or pipeline */
 typedef struct TsPassContext_* TsPassContext; /**< a pass context */
 typedef struct TsTensor_* TsTensor;           /**< an n-dimensional array */
+typedef struct TsTarget_* TsTarget;           /**< a backend kind plus options */
+typedef struct TsExecutable_* TsExecutable;   /**< a compiled model and its executor */
 
 /** Receives text produced by the library (not NUL-terminated; `data` valid during the call). */
 typedef void (*TsStringCallback)(const char* data, size_t length, void* user_data);
@@ -119,6 +121,55 @@ TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
 TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* input_names,
                                         const TsTensor* inputs, size_t num_inputs,
                                         TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+
+/* ---- Targets, build and compiled executables ------------------------------------------ */
+
+/** Parses a target ("native", "native -num_threads=1", "interp"). An unknown kind or
+ *  option fails with TS_ERROR_VALUE and a message listing the valid ones. */
+TS_CAPI_EXPORT TsStatus TsTargetParse(const char* text, TsTarget* out);
+/** Prints the target's canonical text (kind, then explicit options sorted by name). */
+TS_CAPI_EXPORT TsStatus TsTargetPrint(TsTarget target, TsStringCallback callback, void* user_data);
+/** Releases a target (NULL is ignored). */
+TS_CAPI_EXPORT void TsTargetDestroy(TsTarget target);
+/** JSON array of registered backends [{"name", "description", "options": [{"name",
+ *  "type", "default", "description"}]}], sorted by name. */
+TS_CAPI_EXPORT TsStatus TsListTargets(TsStringCallback callback, void* user_data);
+
+/** Compiles `module` for `targets` (the first runs the kernels; at least one) under
+ *  `context` (NULL = the thread's current context). The executable's executor uses the
+ *  first target's `num_threads` option. */
+TS_CAPI_EXPORT TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
+                                TsPassContext context, TsExecutable* out);
+/** Writes the executable to one file. */
+TS_CAPI_EXPORT TsStatus TsExecutableSave(TsExecutable executable, const char* path);
+/** Reads a file written by TsExecutableSave; its executor uses `num_threads` threads
+ *  (0 = all cores). A missing file fails with TS_ERROR_NOT_FOUND, a damaged one with
+ *  TS_ERROR_PARSE. */
+TS_CAPI_EXPORT TsStatus TsExecutableLoad(const char* path, int num_threads, TsExecutable* out);
+/** Calls `callback` once per input (parameter) name of @main, in order. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetInputNames(TsExecutable executable,
+                                                  TsStringCallback callback, void* user_data);
+/** The number of threads of the executable's executor (the resolved count: 0 = all
+ *  cores becomes the core count). */
+TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads);
+/** Runs the compiled @main; inputs and outputs as for TsModuleRunMain. An unknown or
+ *  missing input name fails with TS_ERROR_VALUE, a wrong shape/dtype with TS_ERROR_TYPE. */
+TS_CAPI_EXPORT TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
+                                        const TsTensor* inputs, size_t num_inputs,
+                                        TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+/** Runs `warmup` untimed and `repeat` timed times; any of the out pointers may be NULL. */
+TS_CAPI_EXPORT TsStatus TsExecutableBenchmark(TsExecutable executable,
+                                              const char* const* input_names,
+                                              const TsTensor* inputs, size_t num_inputs, int warmup,
+                                              int repeat, double* median_ms, double* p90_ms,
+                                              double* min_ms);
+/** Runs `repeat` times timing each kernel; passes the per-kernel table (symbol, module,
+ *  calls, times, share) to `callback`. */
+TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
+                                            const TsTensor* inputs, size_t num_inputs, int repeat,
+                                            TsStringCallback callback, void* user_data);
+/** Releases an executable (NULL is ignored). */
+TS_CAPI_EXPORT void TsExecutableDestroy(TsExecutable executable);
 
 #ifdef __cplusplus
 }
