@@ -1,5 +1,7 @@
 """Compiling modules for targets and running the result: ``tessera.build`` and
 ``tessera.load`` return an :class:`Executable` that takes and returns NumPy arrays."""
+import os
+
 from . import _core
 from .error import TesseraTypeError
 from .ir import Function, IRModule
@@ -13,6 +15,14 @@ def _as_module(mod):
     if isinstance(mod, Function):
         return IRModule.from_expr(mod)
     raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
+
+
+def _path(path):
+    """A file system path from a str or os.PathLike (TypeError for anything else)."""
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TesseraTypeError(f"expected a str or os.PathLike path, got {type(path).__name__}")
+    return path
 
 
 class Executable:
@@ -80,7 +90,7 @@ class Executable:
 
     def save(self, path):
         """Writes the executable (graph, constants and compiled kernels) to one file."""
-        self._core.save(str(path))
+        self._core.save(_path(path))
 
 
 def build(mod, target="native"):
@@ -88,7 +98,13 @@ def build(mod, target="native"):
     ``target``: a string such as ``"native"``, ``"native -num_threads=1"`` or ``"interp"``,
     or a list of them (the first runs the model)."""
     mod = _as_module(mod)
-    targets = [target] if isinstance(target, str) else list(target)
+    if isinstance(target, str):
+        targets = [target]
+    elif isinstance(target, (list, tuple)):
+        targets = list(target)
+    else:
+        raise TesseraTypeError(f"target must be a string or a list of strings, got "
+                               f"{type(target).__name__}")
     if not all(isinstance(t, str) for t in targets):
         raise TesseraTypeError("target must be a string or a list of strings")
     return Executable(_core.build(mod, targets))
@@ -96,7 +112,7 @@ def build(mod, target="native"):
 
 def load(path, num_threads=0):
     """Loads an executable written by ``Executable.save`` (no compiler needed)."""
-    return Executable(_core.load(str(path), num_threads))
+    return Executable(_core.load(_path(path), num_threads))
 
 
 def lower(mod):

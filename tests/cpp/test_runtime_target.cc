@@ -22,12 +22,12 @@ void EnsureAllTypes() {
 }
 
 TEST(RuntimeTarget, ParsesNativeWithOptions) {
-  Target t = Target::Parse("native -num_threads=1 -libs=blas");
+  Target t = Target::Parse("native -num_threads=1 -libs=interp");
   EXPECT_EQ(t.kind(), "native");
   EXPECT_EQ(t.GetInt("num_threads"), 1);
-  EXPECT_EQ(t.GetStringList("libs"), std::vector<std::string>{"blas"});
+  EXPECT_EQ(t.GetStringList("libs"), std::vector<std::string>{"interp"});
   EXPECT_TRUE(t.GetStringList("compiler").empty());
-  EXPECT_EQ(t.ToString(), "native -libs=blas -num_threads=1");
+  EXPECT_EQ(t.ToString(), "native -libs=interp -num_threads=1");
   EXPECT_EQ(Target::Parse(t.ToString()), t);
   EXPECT_EQ(Target::Parse(t.ToString()).ToString(), t.ToString());
 }
@@ -37,10 +37,21 @@ TEST(RuntimeTarget, DefaultsAndWhitespace) {
   EXPECT_EQ(t.GetInt("num_threads"), 0);
   EXPECT_TRUE(t.GetStringList("libs").empty());
   EXPECT_EQ(t.ToString(), "native");
-  Target u = Target::Parse("native   -libs=blas,mkl\t-compiler=interp");
-  EXPECT_EQ(u.GetStringList("libs"), (std::vector<std::string>{"blas", "mkl"}));
-  EXPECT_EQ(u.ToString(), "native -compiler=interp -libs=blas,mkl");
+  Target u = Target::Parse("native   -libs=interp,native\t-compiler=interp");
+  EXPECT_EQ(u.GetStringList("libs"), (std::vector<std::string>{"interp", "native"}));
+  EXPECT_EQ(u.ToString(), "native -compiler=interp -libs=interp,native");
   EXPECT_EQ(Target::Parse(u.ToString()), u);
+}
+
+TEST(RuntimeTarget, ThreadCountsLibsAndRepeatsAreChecked) {
+  ExpectError([] { Target::Parse("native -num_threads=2147483648"); }, ErrorKind::kValue,
+              {"-num_threads must be from 0 (all cores) to 4096, got 2147483648"});
+  ExpectError([] { Target::Parse("native -num_threads=5000"); }, ErrorKind::kValue,
+              {"to 4096, got 5000"});
+  ExpectError([] { Target::Parse("native -libs=nonsense_lib"); }, ErrorKind::kValue,
+              {"option -libs names unknown backend 'nonsense_lib' (known: "});
+  ExpectError([] { Target::Parse("native -num_threads=1 -num_threads=2"); }, ErrorKind::kValue,
+              {"option -num_threads is given twice"});
 }
 
 TEST(RuntimeTarget, InterpKindAndExecutorOptions) {
@@ -77,7 +88,7 @@ TEST(RuntimeTarget, Errors) {
   ExpectError([] { Target::Parse("native -num_threads=abc"); }, ErrorKind::kValue,
               {"-num_threads", "expects an int", "'abc'"});
   ExpectError([] { Target::Parse("native -num_threads=4x"); }, ErrorKind::kValue, {"an int"});
-  ExpectError([] { Target::Parse("native -num_threads=-1"); }, ErrorKind::kValue, {">= 0"});
+  ExpectError([] { Target::Parse("native -num_threads=-1"); }, ErrorKind::kValue, {"from 0 (all cores) to 4096, got -1"});
   ExpectError([] { Target::Parse("native -num_threads"); }, ErrorKind::kValue, {"needs a value"});
   ExpectError([] { Target::Parse("native -compiler=nosuch"); }, ErrorKind::kValue,
               {"unknown backend 'nosuch'", "interp"});

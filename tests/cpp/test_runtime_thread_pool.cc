@@ -5,6 +5,14 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <string>
+
+#include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
 
@@ -149,3 +157,44 @@ TEST(RuntimeThreadPool, NullPoolEnvIsSerial) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera::runtime {
+namespace {
+
+TEST(RuntimeThreadPool, TooManyThreadsIsAnErrorNotAHang) {
+  EXPECT_THROW(ThreadPool(ThreadPool::kMaxThreads + 1), Error);
+  // Under an address-space limit the system refuses thread stacks part-way: the pool must
+  // stop the workers it started and throw. A child process takes the limit (and an alarm,
+  // so a regression fails instead of hanging the suite).
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::alarm(20);
+    struct rlimit limit = {size_t{256} << 20, size_t{256} << 20};
+    ::setrlimit(RLIMIT_AS, &limit);
+    try {
+      ThreadPool pool(1000);
+    } catch (const Error& e) {
+      ::_exit(std::string(e.what()).find("cannot start 999 worker threads") != std::string::npos
+                  ? 0
+                  : 3);
+    } catch (...) {
+      ::_exit(4);
+    }
+    ::_exit(5);  // all 1000 threads started: the limit did not bite
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed (hang or crash), status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(RuntimeNDArray, SizesThatOverflowAreRejected) {
+  EXPECT_THROW(NDArray::Empty({INT64_MAX / 2, 4}, DType::kFloat32), Error);
+  EXPECT_THROW(NDArray::Zeros({int64_t{1} << 62}, DType::kFloat32), Error);
+  EXPECT_THROW(NDArray::Empty({int64_t{1} << 31, int64_t{1} << 31, 4}, DType::kFloat64), Error);
+  EXPECT_EQ(NDArray::Empty({0, int64_t{1} << 62}, DType::kFloat32).NumElements(), 0);
+}
+
+}  // namespace
+}  // namespace tessera::runtime

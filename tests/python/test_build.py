@@ -149,3 +149,25 @@ def test_errors_name_the_problem(tmp_path):
     (tmp_path / "bad.tsx").write_bytes(b"TESSERA-EXEC garbage")
     with pytest.raises(tessera.TesseraParseError):
         tessera.load(tmp_path / "bad.tsx")
+
+
+def test_paths_and_targets_must_have_the_right_types(tmp_path):
+    ex = tessera.build(conv_block())
+    with pytest.raises(TypeError):
+        ex.save(None)
+    with pytest.raises(TypeError):
+        ex.save(b"bytes.tsx")
+    with pytest.raises(TypeError, match="target must be a string"):
+        tessera.build(conv_block(), 5)
+    ex.save(tmp_path / "ok.tsx")  # os.PathLike works
+    assert tessera.load(tmp_path / "ok.tsx").input_names == ["x"]
+
+
+def test_cli_checks_threads_and_empty_targets(tmp_path, tessera_cli):
+    (tmp_path / "m.txt").write_text(conv_block().astext())
+    np.save(tmp_path / "x.npy", randn(1, 3, 9, 9))
+    base = [tessera_cli, "run", str(tmp_path / "m.txt"), "--input", f"x={tmp_path}/x.npy"]
+    bad_threads = subprocess.run(base + ["--threads", "abc"], capture_output=True, text=True)
+    assert bad_threads.returncode == 1 and "--threads expects a count" in bad_threads.stderr
+    empty = subprocess.run(base + ["--target", ""], capture_output=True, text=True)
+    assert empty.returncode == 1 and "empty target string" in empty.stderr

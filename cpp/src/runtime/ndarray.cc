@@ -22,8 +22,17 @@ std::string ShapeToString(const std::vector<int64_t>& shape) {
 }
 
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DType dtype) {
-  for (int64_t d : shape)
+  // The byte count must fit in memory arithmetic: a shape whose size overflows would
+  // otherwise wrap to a small allocation that later writes run past.
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 62;
+  uint64_t bytes_needed = static_cast<uint64_t>(DTypeBytes(dtype));
+  for (int64_t d : shape) {
     if (d < 0) TS_THROW(kValue) << "cannot allocate a tensor of shape " << ShapeToString(shape);
+    if (d != 0 && bytes_needed > kMaxBytes / static_cast<uint64_t>(d))
+      TS_THROW(kValue) << "cannot allocate a tensor of shape " << ShapeToString(shape) << " and "
+                       << DTypeName(dtype) << ": its size overflows";
+    bytes_needed *= static_cast<uint64_t>(d);
+  }
   NDArray arr;
   arr.shape_ = shape;
   arr.dtype_ = dtype;

@@ -1,6 +1,10 @@
 // The thread pool: a shared queue of parallel loops whose chunks workers and callers claim.
 #include "tessera/runtime/thread_pool.h"
 
+#include <system_error>
+
+#include "tessera/support/error.h"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -52,20 +56,36 @@ void ParallelForEntry(void* pool, int64_t n, TsParallelBody body, void* closure)
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0) num_threads = static_cast<int>(std::thread::hardware_concurrency());
   num_threads_ = num_threads < 1 ? 1 : num_threads;
+  if (num_threads_ > kMaxThreads)
+    TS_THROW(kValue) << "a thread pool of " << num_threads_ << " threads is more than the "
+                     << kMaxThreads << " allowed";
   unsigned cores = std::thread::hardware_concurrency();
   for (int i = 1; i < num_threads_; ++i) {
-    workers_.emplace_back([this, i] { WorkerLoop(i); });
+    try {
+      workers_.emplace_back([this, i] { WorkerLoop(i); });
+    } catch (const std::system_error& e) {
+      // The destructor does not run for a half-built pool: stop the workers started so
+      // far here, or they would wait forever on a destroyed condition variable.
+      StopWorkers();
+      TS_THROW(kUnsupported) << "cannot start " << num_threads_ - 1 << " worker threads (started "
+                             << i - 1 << "): " << e.what();
+    }
     if (cores > 0) PinToCore(workers_.back(), static_cast<int>(i % cores));
   }
 }
 
 ThreadPool::~ThreadPool() {
+  StopWorkers();
+}
+
+void ThreadPool::StopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
+  workers_.clear();
 }
 
 void ThreadPool::RunChunks(Job& job) {

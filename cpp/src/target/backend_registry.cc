@@ -1,6 +1,8 @@
 // The backend registry: registration, lookup and the shared CPU target options.
 #include "tessera/target/backend_registry.h"
 
+#include "tessera/runtime/thread_pool.h"
+
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -20,21 +22,27 @@ std::vector<TargetAttrSpec> CpuTargetAttrs() {
   specs.push_back({"num_threads", TargetAttrType::kInt, AttrValue(int64_t{0}),
                    "worker threads of the executor's pool (0 = all cores)", nullptr});
   specs.back().validate = [](const AttrValue& v) {
-    if (v.AsInt() < 0)
-      TS_THROW(kValue) << "option -num_threads must be >= 0 (0 = all cores), got " << v.AsInt();
+    if (v.AsInt() < 0 || v.AsInt() > runtime::ThreadPool::kMaxThreads)
+      TS_THROW(kValue) << "option -num_threads must be from 0 (all cores) to "
+                       << runtime::ThreadPool::kMaxThreads << ", got " << v.AsInt();
+  };
+  // -compiler and -libs name backends that must exist in this build.
+  auto known_backends = [](const char* option) {
+    return [option](const AttrValue& v) {
+      const BackendRegistry& registry = BackendRegistry::Global();
+      for (const AttrValue& item : v.AsArray())
+        if (!registry.Find(item.AsString()))
+          TS_THROW(kValue) << "option -" << option << " names unknown backend '" << item.AsString()
+                           << "' (known: " << Join(registry.Names()) << ")";
+    };
   };
   specs.push_back({"compiler", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}),
                    "external library backends to offload supported subgraphs to (e.g. dnnl)",
                    nullptr});
-  specs.back().validate = [](const AttrValue& v) {
-    const BackendRegistry& registry = BackendRegistry::Global();
-    for (const AttrValue& item : v.AsArray())
-      if (!registry.Find(item.AsString()))
-        TS_THROW(kValue) << "option -compiler names unknown backend '" << item.AsString()
-                         << "' (known: " << Join(registry.Names()) << ")";
-  };
+  specs.back().validate = known_backends("compiler");
   specs.push_back({"libs", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}),
                    "external kernel libraries to call (e.g. blas)", nullptr});
+  specs.back().validate = known_backends("libs");
   return specs;
 }
 

@@ -1,6 +1,8 @@
 // Target parsing, validation against the registry's option schema, and printing.
 #include "tessera/target/target.h"
 
+#include <set>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -116,6 +118,7 @@ Target Target::Parse(std::string_view text) {
   }
   if (tokens.empty()) TS_THROW(kValue) << "empty target string";
   Target target{std::string(tokens[0])};
+  std::set<std::string> seen;  // an option given twice is a mistake, not "last one wins"
   for (size_t t = 1; t < tokens.size(); ++t) {
     std::string_view tok = tokens[t];
     if (tok.size() < 2 || tok[0] != '-')
@@ -124,6 +127,8 @@ Target Target::Parse(std::string_view text) {
     tok.remove_prefix(tok[1] == '-' ? 2 : 1);
     size_t eq = tok.find('=');
     std::string name(tok.substr(0, eq));
+    if (!seen.insert(name).second)
+      TS_THROW(kValue) << "target '" << target.kind_ << "': option -" << name << " is given twice";
     if (eq == std::string_view::npos) {
       // A bare flag "-name" means true for bool options.
       if (target.Spec(name).type != TargetAttrType::kBool)

@@ -88,11 +88,13 @@ int RunRun(const std::vector<std::string>& raw_args) {
   std::vector<NDArray> outputs;
   bool is_tuple = false;
   double seconds = 0;
-  if (IsExecutableFile(file) || !args.Get("--target").empty()) {
+  // Checked whichever way the model runs, so a bad value is never silently ignored.
+  int threads = args.Has("--threads") ? ParseCount(args.Get("--threads")) : -1;
+  if (IsExecutableFile(file) || args.Has("--target")) {
     std::shared_ptr<runtime::Executable> exe;
     runtime::ExecutorOptions options;
     if (IsExecutableFile(file)) {
-      if (!args.Get("--target").empty())
+      if (args.Has("--target"))
         TS_THROW(kValue) << "'" << file << "' is already compiled; --target applies to modules";
       exe = runtime::Executable::Load(file);
     } else {
@@ -100,7 +102,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
       exe = Build(LoadModule(file), {target});
       options = runtime::ExecutorOptions::FromTarget(target);
     }
-    if (!args.Get("--threads").empty()) options.num_threads = ParseCount(args.Get("--threads"));
+    if (threads >= 0) options.num_threads = threads;
     runtime::Executor executor(exe, options);
     auto start = std::chrono::steady_clock::now();
     outputs = executor.Run(inputs);

@@ -18,7 +18,10 @@ namespace tessera::runtime {
 /// call ParallelFor on one pool at once; idle workers sleep on a condition variable.
 class ThreadPool {
  public:
-  /// `num_threads` <= 0 means the hardware concurrency.
+  /// The most threads a pool may have.
+  static constexpr int kMaxThreads = 4096;
+  /// `num_threads` <= 0 means the hardware concurrency; more than kMaxThreads is a value
+  /// error, and threads the system refuses to start are an unsupported error.
   explicit ThreadPool(int num_threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -35,6 +38,7 @@ class ThreadPool {
  private:
   struct Job;
   void WorkerLoop(int index);
+  void StopWorkers();
   static void RunChunks(Job& job);
 
   int num_threads_;
