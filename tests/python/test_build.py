@@ -171,3 +171,12 @@ def test_cli_checks_threads_and_empty_targets(tmp_path, tessera_cli):
     assert bad_threads.returncode == 1 and "--threads expects a count" in bad_threads.stderr
     empty = subprocess.run(base + ["--target", ""], capture_output=True, text=True)
     assert empty.returncode == 1 and "empty target string" in empty.stderr
+
+
+def test_cli_says_when_a_compiled_file_is_given_as_a_module(tmp_path, tessera_cli):
+    tessera.build(conv_block()).save(tmp_path / "m.tsx")
+    for command in (["opt"], ["compile", "-o", str(tmp_path / "again.tsx")]):
+        result = subprocess.run([tessera_cli] + command[:1] + [str(tmp_path / "m.tsx")] + command[1:],
+                                capture_output=True, text=True)
+        assert result.returncode == 1
+        assert "is a compiled executable, not a module" in result.stderr

@@ -85,13 +85,17 @@ std::string ReadFileOrStdin(const std::string& path) {
 
 IRModule LoadModule(const std::string& path) {
   std::string text = ReadFileOrStdin(path);
+  std::string shown = path == "-" ? "<stdin>" : path;
+  if (text.rfind("TESSERA-EXEC", 0) == 0)
+    TS_THROW(kValue) << shown << " is a compiled executable, not a module: run it with "
+                     << "`tessera run " << shown << "`";
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     try {
       return ModuleFromJson(text);
     } catch (const Error& e) {
       // The JSON reader knows positions but not the file; say which file it was.
-      throw Error(e.kind(), (path == "-" ? std::string("<stdin>") : path) + ": " + e.what());
+      throw Error(e.kind(), shown + ": " + e.what());
     }
   }
   return ParseModule(text, path == "-" ? "<stdin>" : path);
