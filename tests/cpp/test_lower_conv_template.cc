@@ -27,11 +27,11 @@ bool UsesTemplate(const std::string& text) {
 }
 
 TEST(LowerConvTemplate, StrideOnePadded) {
-  // OC 6 is not a multiple of the 4-channel block; OW 13 is a partial tile.
+  // OC 6 is less than the 8-channel block; OW 13 is one 8-column tile and a tail.
   std::string a = Conv("1, 8, 13, 13", "6, 8, 3, 3", ", padding=[1, 1]");
   EXPECT_TRUE(UsesTemplate(a));
   CheckLowering(a);
-  // OW 50 = two full 24-column tiles and a tail of 2; even shapes, two images.
+  // OW 50 = six full 8-column tiles and a tail of 2; even shapes, two images.
   std::string b = Conv("2, 4, 9, 50", "8, 4, 3, 3", ", padding=[1, 1]");
   EXPECT_TRUE(UsesTemplate(b));
   CheckLowering(b);

@@ -1,7 +1,7 @@
 // A blocked direct-convolution nest for nn.conv2d (NCHW data, fp32, groups 1, dilation
 // 1): the input is first copied into a zero-padded, stride-de-interleaved scratch buffer
 // and the weights packed by blocks of output channels, so the inner loop is a bounds-free
-// register tile acc[OCB][OWB] updated with contiguous vector loads and broadcast weights.
+// register tile acc[8][8] updated with contiguous vector loads and broadcast weights.
 #include "schedule_conv2d.h"
 
 #include <algorithm>
@@ -14,8 +14,11 @@ using namespace tir;
 
 namespace {
 
-constexpr int64_t kOCB = 4;    // output channels per register tile
-constexpr int64_t kOWB = 24;   // output columns per register tile (3 vectors of 8 floats)
+constexpr int64_t kOCB = 8;  // output channels per register tile
+// Output columns per register tile: one vector of 8 floats, so the 8 x 8 tile keeps 8
+// independent FMA chains in ymm registers with room left for broadcasts (measured
+// faster than 4 x 24, 6 x 16, 10 x 8 and 12 x 8 on the ResNet-18 3x3 layers).
+constexpr int64_t kOWB = 8;
 constexpr int64_t kLanes = 8;  // float32 lanes of one AVX2 register
 
 int64_t RoundUp(int64_t v, int64_t m) {
@@ -92,10 +95,8 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
 
     // 3. The tiled nest: parallel over (n, oc block, oh); per tile of columns, zero the
     // accumulators, accumulate over (ic, kh, kw), then store and apply the epilogue.
-    tir::Var f = tir::MakeVar("f");
-    PrimExpr n = FloorDiv(f, IntImm(ocb_count * c.oh));
-    PrimExpr ocb = FloorMod(FloorDiv(f, IntImm(c.oh)), IntImm(ocb_count));
-    PrimExpr oh = FloorMod(f, IntImm(c.oh));
+    // Plain loop variables (no div/mod of a fused index) keep the inner addressing cheap.
+    tir::Var n = tir::MakeVar("n"), ocb = tir::MakeVar("ocb"), oh = tir::MakeVar("oh");
     Buffer acc = MakeBuffer(ctx.FreshName("conv_acc"), {kOCB, kOWB}, DType::kFloat32);
 
     auto tile = [&](const PrimExpr& ow0, int64_t width, int64_t stored) {
@@ -109,8 +110,11 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       {
         tir::Var ic = tir::MakeVar("ic"), kh = tir::MakeVar("kh"), kw = tir::MakeVar("kw");
         tir::Var o = tir::MakeVar("o"), w = tir::MakeVar("w");
-        PrimExpr x = MakeLoad(pad, {n, ic, Simplify(oh * sh + kh), FloorMod(kw, IntImm(s)),
-                                    Simplify(ow0 + w + FloorDiv(kw, IntImm(s)))});
+        // Column kw of the window is phase kw % s, offset kw / s of the de-interleaved row.
+        PrimExpr phase = s == 1 ? IntImm(0) : FloorMod(kw, IntImm(s));
+        PrimExpr shift = s == 1 ? PrimExpr(kw) : FloorDiv(kw, IntImm(s));
+        PrimExpr x =
+            MakeLoad(pad, {n, ic, Simplify(oh * sh + kh), phase, Simplify(ow0 + w + shift)});
         PrimExpr wt = MakeLoad(wpk, {ocb, ic, kh, kw, o});
         Stmt upd = MakeStore(acc, MakeLoad(acc, {o, w}) + wt * x, {o, w});
         Stmt body = MakeFor(o, IntImm(0), IntImm(kOCB), ForKind::kUnrolled,
@@ -143,9 +147,11 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
           MakeFor(t, IntImm(0), IntImm(full_tiles), ForKind::kSerial, tile(t * kOWB, kOWB, kOWB)));
     }
     if (tail > 0) row.push_back(tile(IntImm(full_tiles * kOWB), tail_width, tail));
-    int64_t iters = c.n * ocb_count * c.oh;
-    return MakeFor(f, IntImm(0), IntImm(iters), iters > 1 ? ForKind::kParallel : ForKind::kSerial,
-                   MakeAllocate(acc, MakeSeq(row)));
+    Stmt body =
+        MakeFor(oh, IntImm(0), IntImm(c.oh), ForKind::kSerial, MakeAllocate(acc, MakeSeq(row)));
+    body = MakeFor(ocb, IntImm(0), IntImm(ocb_count),
+                   ocb_count > 1 ? ForKind::kParallel : ForKind::kSerial, body);
+    return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
   };
 }
 
