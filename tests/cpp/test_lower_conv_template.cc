@@ -62,10 +62,34 @@ TEST(LowerConvTemplate, OtherKernelLayoutAndFallbacks) {
   std::string hwio = Conv("1, 8, 13, 13", "3, 3, 8, 6", ", padding=[1, 1], kernel_layout=\"HWIO\"");
   EXPECT_TRUE(UsesTemplate(hwio));
   CheckLowering(hwio);
-  // Dilation and groups keep the generic nest.
+  // Dilation keeps the generic nest.
   std::string dil = Conv("1, 8, 20, 20", "8, 8, 3, 3", ", dilation=[2, 2], padding=[2, 2]");
   EXPECT_FALSE(UsesTemplate(dil));
   CheckLowering(dil);
+}
+
+TEST(LowerConvTemplate, GroupedAndDepthwise) {
+  // Depthwise: one channel per tile, 32-column tiles with a tail.
+  std::string dw = Conv("1, 16, 20, 37", "16, 1, 3, 3", ", groups=16, padding=[1, 1]");
+  EXPECT_TRUE(UsesTemplate(dw));
+  CheckLowering(dw);
+  CheckLowering(
+      Conv("2, 12, 31, 31", "12, 1, 3, 3", ", groups=12, strides=[2, 2], padding=[1, 1]"));
+  CheckLowering(Conv("1, 8, 30, 30", "8, 1, 5, 5", ", groups=8, padding=[2, 2]"));
+  // Channel multiplier 2 and grouped convolutions with 8 or 3 channels per group.
+  CheckLowering(Conv("1, 6, 20, 20", "12, 1, 3, 3", ", groups=6, padding=[1, 1]"));
+  std::string g8 = Conv("1, 8, 14, 14", "16, 4, 3, 3", ", groups=2, padding=[1, 1]");
+  EXPECT_TRUE(UsesTemplate(g8));
+  CheckLowering(g8);
+  CheckLowering(Conv("1, 6, 17, 17", "9, 2, 3, 3", ", groups=3, padding=[1, 1]"));
+  CheckLowering(R"(
+def @main(%x: Tensor[(1, 16, 20, 20), float32], %w: Tensor[(16, 1, 3, 3), float32],
+          %b: Tensor[(16), float32]) {
+  %0 = nn.conv2d(%x, %w, groups=16, padding=[1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  add(%2, %x)
+})");
 }
 
 TEST(LowerConvTemplate, FusedBiasReluResidual) {

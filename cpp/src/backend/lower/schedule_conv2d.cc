@@ -1,7 +1,8 @@
-// A blocked direct-convolution nest for nn.conv2d (NCHW data, fp32, groups 1, dilation
-// 1): the input is first copied into a zero-padded, stride-de-interleaved scratch buffer
+// A blocked direct-convolution nest for nn.conv2d (NCHW data, fp32, dilation 1, any
+// groups): the input is first copied into a zero-padded, stride-de-interleaved scratch buffer
 // and the weights packed by blocks of output channels, so the inner loop is a bounds-free
-// register tile acc[8][8] updated with contiguous vector loads and broadcast weights.
+// register tile acc[8][8] (acc[1][32] for depthwise) updated with contiguous vector loads and
+// broadcast weights.
 #include "schedule_conv2d.h"
 
 #include <algorithm>
@@ -14,11 +15,14 @@ using namespace tir;
 
 namespace {
 
-constexpr int64_t kOCB = 8;  // output channels per register tile
+constexpr int64_t kTileChannels = 8;  // output channels per register tile
 // Output columns per register tile: one vector of 8 floats, so the 8 x 8 tile keeps 8
 // independent FMA chains in ymm registers with room left for broadcasts (measured
 // faster than 4 x 24, 6 x 16, 10 x 8 and 12 x 8 on the ResNet-18 3x3 layers).
-constexpr int64_t kOWB = 8;
+constexpr int64_t kTileColumns = 8;
+// Grouped convolutions whose channels per group are not a multiple of the block (such
+// as depthwise) use one channel per tile and four vectors of columns instead.
+constexpr int64_t kGroupedColumns = 32;
 constexpr int64_t kLanes = 8;  // float32 lanes of one AVX2 register
 
 int64_t RoundUp(int64_t v, int64_t m) {
@@ -41,7 +45,7 @@ PrimExpr Clamp(const PrimExpr& v, int64_t n) {
 
 NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const TensorExpr& weight,
                            const std::vector<int>& kernel_perm) {
-  if (c.groups != 1 || c.dilation_h != 1 || c.dilation_w != 1) return nullptr;
+  if (c.groups <= 0 || c.oc % c.groups || c.dilation_h != 1 || c.dilation_w != 1) return nullptr;
   if (c.dtype != DType::kFloat32 || data.dtype != DType::kFloat32 ||
       weight.dtype != DType::kFloat32)
     return nullptr;
@@ -50,6 +54,11 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
   return [=](LowerContext& ctx, const Buffer& dest,
              const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
     const int64_t s = c.stride_w, sh = c.stride_h;
+    // A tile of output channels must stay inside one group (their input channels agree).
+    const int64_t ocpg = c.oc / c.groups;
+    const bool wide = c.groups == 1 || ocpg % kTileChannels == 0;
+    const int64_t kOCB = wide ? kTileChannels : 1;
+    const int64_t kOWB = wide ? kTileColumns : kGroupedColumns;
     const int64_t ocb_count = (c.oc + kOCB - 1) / kOCB;
     const int64_t full_tiles = c.ow / kOWB, tail = c.ow % kOWB;
     const int64_t tail_width = RoundUp(tail, kLanes);  // computed width of the last tile
@@ -60,7 +69,7 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
 
     // 1. pad[n, ic, h, phase, q] = data[n, ic, h - pad_top, q * s + phase - pad_left] or 0.
     TensorExpr padded;
-    padded.shape = {c.n, c.ic, hp, s, wq};
+    padded.shape = {c.n, c.ic * c.groups, hp, s, wq};
     padded.dtype = DType::kFloat32;
     padded.at = [=](const Indices& i) {
       PrimExpr h = Simplify(i[2] + IntImm(-c.pad_top));
@@ -113,8 +122,13 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
         // Column kw of the window is phase kw % s, offset kw / s of the de-interleaved row.
         PrimExpr phase = s == 1 ? IntImm(0) : FloorMod(kw, IntImm(s));
         PrimExpr shift = s == 1 ? PrimExpr(kw) : FloorDiv(kw, IntImm(s));
+        PrimExpr chan = ic;
+        if (c.groups > 1) {
+          PrimExpr g = ocpg == kOCB ? PrimExpr(ocb) : FloorDiv(ocb, IntImm(ocpg / kOCB));
+          chan = Simplify(g * c.ic + ic);
+        }
         PrimExpr x =
-            MakeLoad(pad, {n, ic, Simplify(oh * sh + kh), phase, Simplify(ow0 + w + shift)});
+            MakeLoad(pad, {n, chan, Simplify(oh * sh + kh), phase, Simplify(ow0 + w + shift)});
         PrimExpr wt = MakeLoad(wpk, {ocb, ic, kh, kw, o});
         Stmt upd = MakeStore(acc, MakeLoad(acc, {o, w}) + wt * x, {o, w});
         Stmt body = MakeFor(o, IntImm(0), IntImm(kOCB), ForKind::kUnrolled,

@@ -5,7 +5,8 @@
 
 namespace tessera::lower {
 
-/// The static shape of one conv2d, with the positions of N, C, H, W in the data layout.
+/// The static shape of one conv2d (`ic` counts input channels per group), with the
+/// positions of N, C, H, W in the data layout.
 struct Conv2DShape {
   int64_t n = 0, ic = 0, ih = 0, iw = 0, oc = 0, oh = 0, ow = 0, kh = 0, kw = 0;
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1, groups = 1;
@@ -15,7 +16,7 @@ struct Conv2DShape {
 };
 
 /// The blocked nest for a conv2d whose output is NCHW, or null when the shape does not
-/// qualify (groups != 1, dilation, non-float32). `kernel_perm` gives the positions of
+/// qualify (dilation, non-float32). `kernel_perm` gives the positions of
 /// O, I, H, W in the kernel layout.
 NestEmitter Conv2DTemplate(const Conv2DShape& shape, const TensorExpr& data,
                            const TensorExpr& weight, const std::vector<int>& kernel_perm);
