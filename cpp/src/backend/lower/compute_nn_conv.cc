@@ -3,6 +3,7 @@
 // padding and dilation; out_dtype widens the operands before the multiply.
 #include "../../op/nn_defs.h"
 #include "compute_rules.h"
+#include "schedule_conv2d.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -23,6 +24,9 @@ std::vector<int64_t> Padding4(const Attrs& attrs) {
   if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
   return p;
 }
+
+/// Multiply-adds below which the naive nest (no scratch copies) is kept.
+constexpr int64_t kMinTemplateMacs = 32768;
 
 PrimExpr InRange(const PrimExpr& v, int64_t n) {
   return MakeBinary(BinaryOp::kAnd, MakeBinary(BinaryOp::kGE, v, IntImm(0)),
@@ -79,6 +83,38 @@ std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>&
       auto [ih, iw] = input_pos(i, r);
       return MakeBinary(BinaryOp::kAnd, InRange(ih, in_h), InRange(iw, in_w));
     };
+  int64_t macs = 1;
+  for (int64_t e : ot->shape) macs *= e;
+  macs *= icpg * kh * kw;
+  if (L.n == 0 && L.c == 1 && L.h == 2 && L.w == 3 && macs >= kMinTemplateMacs) {
+    // NCHW output: the blocked template replaces the naive nest when the shape fits (its
+    // padded-input and packed-weight copies only pay off on enough work).
+    Conv2DShape cs;
+    cs.n = ot->shape[0];
+    cs.oc = ot->shape[1];
+    cs.oh = ot->shape[2];
+    cs.ow = ot->shape[3];
+    cs.ic = icpg;
+    cs.ih = in_h;
+    cs.iw = in_w;
+    cs.kh = kh;
+    cs.kw = kw;
+    cs.stride_h = s[0];
+    cs.stride_w = s[1];
+    cs.dilation_h = d[0];
+    cs.dilation_w = d[1];
+    cs.groups = groups;
+    cs.pad_top = pad[0];
+    cs.pad_left = pad[1];
+    cs.pad_bottom = pad[2];
+    cs.pad_right = pad[3];
+    cs.layout_n = L.n;
+    cs.layout_c = L.c;
+    cs.layout_h = L.h;
+    cs.layout_w = L.w;
+    cs.dtype = dt;
+    spec.emit_nest = Conv2DTemplate(cs, data, weight, K);
+  }
   return {ctx.Reduce(spec, "conv2d")};
 }
 

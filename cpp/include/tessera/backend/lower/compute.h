@@ -30,6 +30,15 @@ TensorExpr FromBuffer(const tir::Buffer& buffer);
 /// A tensor of `shape` whose every element is `value`.
 TensorExpr Broadcast(tir::PrimExpr value, std::vector<int64_t> shape);
 
+class LowerContext;
+
+/// Emits a whole reduction nest itself (a tuned template) writing `dest`; `epilogue`
+/// (null when there is none) gives the final value of element `i` and reads dest only at
+/// `i`, so it must run once per element after that element's reduction is complete.
+using NestEmitter =
+    std::function<tir::Stmt(LowerContext& ctx, const tir::Buffer& dest,
+                            const std::function<tir::PrimExpr(const Indices& i)>& epilogue)>;
+
 /// One reduction: out[i] = finalize(fold of update over the reduce domain, i). Conv2d,
 /// dense, pooling and the reduce ops are all of this form.
 struct ReduceSpec {
@@ -43,6 +52,9 @@ struct ReduceSpec {
   std::function<tir::PrimExpr(const Indices& i, const Indices& r)> predicate;
   /// Optional: the result from the final accumulator (mean, average pooling).
   std::function<tir::PrimExpr(const tir::PrimExpr& acc, const Indices& i)> finalize;
+  /// Optional: a template emitting the nest instead of the default one (the other fields
+  /// still describe the reduction; finalize must be unset).
+  NestEmitter emit_nest;
 };
 
 /// Collects the statements and scratch buffers of the PrimFunc being built.
