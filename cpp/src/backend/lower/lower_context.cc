@@ -351,7 +351,10 @@ void LowerContext::EmitPending(const std::shared_ptr<Pending>& p, const TensorEx
                  static_cast<const BufferLoadNode*>(probe.get())->buffer.same_as(dest);
   std::function<PrimExpr(const Indices&)> epi;
   if (!trivial) epi = epilogue.at;
-  Emit(ReductionNest(*this, p->spec, p->name, dest, epi, p->placeholder.get()));
+  if (p->spec.nest && !p->spec.finalize)
+    Emit(p->spec.nest(*this, dest, epi));
+  else
+    Emit(ReductionNest(*this, p->spec, p->name, dest, epi, p->placeholder.get()));
   p->done = true;
 }
 

@@ -30,6 +30,8 @@ TensorExpr FromBuffer(const tir::Buffer& buffer);
 /// A tensor of `shape` whose every element is `value`.
 TensorExpr Broadcast(tir::PrimExpr value, std::vector<int64_t> shape);
 
+class LowerContext;
+
 /// One reduction: out[i] = finalize(fold of update over the reduce domain, i). Conv2d,
 /// dense, pooling and the reduce ops are all of this form.
 struct ReduceSpec {
@@ -43,6 +45,12 @@ struct ReduceSpec {
   std::function<tir::PrimExpr(const Indices& i, const Indices& r)> predicate;
   /// Optional: the result from the final accumulator (mean, average pooling).
   std::function<tir::PrimExpr(const tir::PrimExpr& acc, const Indices& i)> finalize;
+  /// Optional scheduled template (e.g. the blocked GEMM): returns the nest that writes
+  /// `dest` and applies `epilogue` (null: none) to each element once it is complete,
+  /// replacing the naive reduction nest; may emit preparation statements (packing) first.
+  std::function<tir::Stmt(LowerContext& ctx, const tir::Buffer& dest,
+                          const std::function<tir::PrimExpr(const Indices&)>& epilogue)>
+      nest;
 };
 
 /// Collects the statements and scratch buffers of the PrimFunc being built.
