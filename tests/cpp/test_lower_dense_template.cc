@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
+#include "tessera/transform/pass_registry.h"
 
 namespace tessera {
 namespace {
@@ -108,6 +109,24 @@ TEST(DenseTemplate, BatchMatmul) {
   CheckLowering(Main("%x: " + T("2, 1, 12") + ", %y: " + T("2, 5, 12"), "nn.batch_matmul(%x, %y)"));
   std::string p = "%x: " + T("2, 7, 12") + ", %y: " + T("2, 19, 12") + ", %b: " + T("19");
   CheckLowering(Main(p, "nn.relu(nn.bias_add(nn.batch_matmul(%x, %y), %b, axis=-1))"));
+}
+
+TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
+  IRModule mod = InferTypes(
+      ParseModule(Main("%x: " + T("37, 53") + ", %w: " + T("100, 53") + ", %b: " + T("100"),
+                       "%0 = nn.dense(%x, %w); %1 = nn.bias_add(%0, %b); nn.relu(%1)")));
+  auto inputs = testing_lower::RandomInputs(mod, 5);
+  Value want = RunMain(mod, inputs);
+  IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+  EXPECT_TRUE(testing_lower::OnlyCallTir(lowered)) << PrintModule(lowered);
+  testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
+  std::vector<std::string> names;
+  for (const auto& [name, f] : lowered.functions()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"main", "fused_nn_dense_nn_bias_add_nn_relu"}));
+  runtime::Executor native(Build(mod, "native"));
+  std::vector<NDArray> got = native.Run(inputs);
+  ASSERT_EQ(got.size(), 1u);
+  testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 constexpr int64_t kMR = 4;   // rows of a register tile
 constexpr int64_t kNR = 16;  // columns of a register tile: two 8-float vectors
 constexpr int64_t kLanes = 8;
-constexpr int64_t kDotRows = 4;  // output columns per dot-product step
+constexpr int64_t kDotRows = 8;  // output columns per dot-product step
 
 // Truncating division and remainder of non-negative indices: plain C `/` that the C
 // compiler hoists out of the inner loops (the floor forms carry a sign branch).
