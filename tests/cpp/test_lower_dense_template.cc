@@ -111,6 +111,17 @@ TEST(DenseTemplate, BatchMatmul) {
   CheckLowering(Main(p, "nn.relu(nn.bias_add(nn.batch_matmul(%x, %y), %b, axis=-1))"));
 }
 
+TEST(DenseTemplate, InlinedOperands) {
+  // Producers inlined into the operands: the tiles read them through their expressions.
+  CheckLowering(
+      Main("%x: " + T("9, 20") + ", %w: " + T("35, 20"), "nn.dense(nn.relu(%x), negative(%w))"));
+  CheckLowering(Main("%x: " + T("1, 20") + ", %w: " + T("35, 20"), "nn.dense(abs(%x), %w)"));
+  CheckLowering(
+      Main("%a: " + T("9, 20") + ", %b: " + T("20, 35"), "nn.matmul(exp(%a), multiply(%b, %b))"));
+  CheckLowering(Main("%x: " + T("2, 7, 12") + ", %y: " + T("2, 19, 12"),
+                     "nn.batch_matmul(tanh(%x), abs(%y))"));
+}
+
 TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
   IRModule mod = InferTypes(
       ParseModule(Main("%x: " + T("37, 53") + ", %w: " + T("100, 53") + ", %b: " + T("100"),
