@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "compute_rules.h"
+#include "schedule_dense.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -32,6 +33,24 @@ ReduceSpec GemmSpec(const TensorTypeNode* ot, int64_t k) {
   return spec;
 }
 
+/// The GEMM description of an output [batch..., m, n] with `k` from the spec.
+GemmDesc Gemm(const TensorTypeNode* ot, int64_t k, const std::string& name) {
+  GemmDesc g;
+  size_t r = ot->shape.size();
+  g.batch.assign(ot->shape.begin(), ot->shape.end() - 2);
+  g.m = ot->shape[r - 2];
+  g.n = ot->shape[r - 1];
+  g.k = k;
+  g.dtype = ot->dtype;
+  g.name = name;
+  return g;
+}
+
+Indices Cat(Indices a, std::initializer_list<PrimExpr> b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::vector<TensorExpr> Dense(LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs&,
                               const Type& out) {
   TensorExpr a = in[0], w = in[1];
@@ -43,6 +62,13 @@ std::vector<TensorExpr> Dense(LowerContext& ctx, const std::vector<TensorExpr>& 
     ai.push_back(r[0]);
     return acc + Widen(a.at(ai), dt) * Widen(w.at({i.back(), r[0]}), dt);
   };
+  if (a.shape.size() >= 2 && a.dtype == dt && w.dtype == dt) {
+    GemmDesc g = Gemm(ot, spec.reduce_extents[0], "dense");
+    g.a = [a](const Indices& b, PrimExpr i, PrimExpr k) { return a.at(Cat(b, {i, k})); };
+    g.b = [w](const Indices&, PrimExpr j, PrimExpr k) { return w.at({j, k}); };
+    g.a_k_contiguous = a.depth == 0;
+    if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
+  }
   return {ctx.Reduce(spec, "dense")};
 }
 
@@ -74,6 +100,18 @@ std::vector<TensorExpr> Matmul(LowerContext& ctx, const std::vector<TensorExpr>&
     Indices bi = tb ? Indices{n, kk[0]} : Indices{kk[0], n};
     return acc + Widen(a.at(ai), dt) * Widen(b.at(bi), dt);
   };
+  if (r >= 2 && a.dtype == dt && b.dtype == dt) {
+    GemmDesc g = Gemm(ot, spec.reduce_extents[0], "matmul");
+    g.a = [a, ta](const Indices& bt, PrimExpr i, PrimExpr k) {
+      return a.at(ta ? Cat(bt, {k, i}) : Cat(bt, {i, k}));
+    };
+    g.b = [b, tb](const Indices&, PrimExpr j, PrimExpr k) {
+      return tb ? b.at({j, k}) : b.at({k, j});
+    };
+    g.a_k_contiguous = !ta && a.depth == 0;
+    g.b_j_contiguous = !tb;
+    if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
+  }
   return {ctx.Reduce(spec, "matmul")};
 }
 
@@ -90,6 +128,22 @@ std::vector<TensorExpr> BatchMatmul(LowerContext& ctx, const std::vector<TensorE
     Indices yi = tb ? Indices{by, i[2], kk[0]} : Indices{by, kk[0], i[2]};
     return acc + Widen(x.at(xi), dt) * Widen(y.at(yi), dt);
   };
+  if (x.dtype == dt && y.dtype == dt) {
+    GemmDesc g = Gemm(ot, spec.reduce_extents[0], "batch_matmul");
+    bool xb = x.shape[0] != 1, yb = y.shape[0] != 1;
+    g.a = [x, ta, xb](const Indices& bt, PrimExpr i, PrimExpr k) {
+      PrimExpr b = xb ? bt[0] : IntImm(0);
+      return ta ? x.at({b, k, i}) : x.at({b, i, k});
+    };
+    g.b = [y, tb, yb](const Indices& bt, PrimExpr j, PrimExpr k) {
+      PrimExpr b = yb ? bt[0] : IntImm(0);
+      return tb ? y.at({b, j, k}) : y.at({b, k, j});
+    };
+    g.a_k_contiguous = !ta && x.depth == 0;
+    g.b_j_contiguous = !tb;
+    g.b_batched = yb;
+    if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
+  }
   return {ctx.Reduce(spec, "batch_matmul")};
 }
 

@@ -253,7 +253,7 @@ namespace {
 Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string& name,
                    const Buffer& dest, const std::function<PrimExpr(const Indices&)>& epilogue,
                    const BufferNode* placeholder) {
-  if (spec.emit_nest) return spec.emit_nest(ctx, dest, epilogue);
+  if (spec.emit_nest && !spec.finalize) return spec.emit_nest(ctx, dest, epilogue);
   size_t rank = spec.shape.size(), nred = spec.reduce_extents.size();
   std::vector<tir::Var> loops = MakeVars("i", rank), iters = MakeVars("v", rank);
   std::vector<tir::Var> rloops = MakeVars("k", nred), riters = MakeVars("r", nred);

@@ -52,8 +52,9 @@ struct ReduceSpec {
   std::function<tir::PrimExpr(const Indices& i, const Indices& r)> predicate;
   /// Optional: the result from the final accumulator (mean, average pooling).
   std::function<tir::PrimExpr(const tir::PrimExpr& acc, const Indices& i)> finalize;
-  /// Optional: a template emitting the nest instead of the default one (the other fields
-  /// still describe the reduction; finalize must be unset).
+  /// Optional: a scheduled template (the blocked GEMM, the direct conv) emitting the nest
+  /// instead of the default one; it may emit preparation statements (packing) first. The
+  /// other fields still describe the reduction; used only when finalize is unset.
   NestEmitter emit_nest;
 };
 

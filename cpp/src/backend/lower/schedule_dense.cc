@@ -1,0 +1,250 @@
+// The blocked GEMM template: the right operand packed into column panels (unless it is
+// already stored with j innermost), MR x NR register tiles accumulated in a small stack
+// buffer (unrolled rows, vectorized columns, so the C compiler keeps them in registers
+// and emits broadcast-FMAs), the fused epilogue applied as each tile completes; batch-1
+// products with k-contiguous operands use vectorized dot products instead.
+#include "schedule_dense.h"
+
+#include <algorithm>
+
+#include "lower_util.h"
+#include "tessera/support/error.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+namespace {
+
+constexpr int64_t kMR = 4;   // rows of a register tile
+constexpr int64_t kNR = 16;  // columns of a register tile: two 8-float vectors
+constexpr int64_t kLanes = 8;
+constexpr int64_t kDotRows = 8;  // output columns per dot-product step
+
+// Truncating division and remainder of non-negative indices: plain C `/` that the C
+// compiler hoists out of the inner loops (the floor forms carry a sign branch).
+PrimExpr Div(const PrimExpr& a, int64_t b) {
+  return b == 1 ? a : MakeBinary(BinaryOp::kDiv, a, IntImm(b));
+}
+PrimExpr Mod(const PrimExpr& a, int64_t b) {
+  return b == 1 ? IntImm(0) : Simplify(a - Div(a, b) * IntImm(b));
+}
+
+/// The multi-index of flattened batch element `b` over `dims`.
+Indices Unflatten(const PrimExpr& b, const std::vector<int64_t>& dims) {
+  Indices idx(dims.size());
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    PrimExpr q = Div(b, stride);
+    idx[d] = d == 0 ? q : Mod(q, dims[d]);
+    stride *= dims[d];
+  }
+  return idx;
+}
+
+int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+
+Indices OutIndex(const Indices& batch, const PrimExpr& i, const PrimExpr& j) {
+  Indices out = batch;
+  out.push_back(Simplify(i));
+  out.push_back(Simplify(j));
+  return out;
+}
+
+struct Builder {
+  LowerContext& ctx;
+  const GemmDesc& d;
+  const Buffer& dest;
+  const std::function<PrimExpr(const Indices&)>& epilogue;
+  Buffer packed;  // [batch?..., panels, K, NR] or undefined
+
+  /// Stores acc[r*nc + v] into the output tile, then applies the epilogue to it.
+  Stmt StoreTile(const Buffer& acc, const Indices& bi, const PrimExpr& i0, int64_t mr,
+                 const PrimExpr& j0, int64_t nc) {
+    tir::Var r = tir::MakeVar("r"), v = tir::MakeVar("v");
+    Indices oi = OutIndex(bi, i0 + r, j0 + v);
+    std::vector<Stmt> seq;
+    seq.push_back(MakeFor(r, IntImm(0), IntImm(mr), ForKind::kUnrolled,
+                          MakeFor(v, IntImm(0), IntImm(nc), ForKind::kVectorized,
+                                  MakeStore(dest, MakeLoad(acc, {Simplify(r * nc + v)}), oi))));
+    if (epilogue) {
+      tir::Var r2 = tir::MakeVar("r"), v2 = tir::MakeVar("v");
+      Indices ei = OutIndex(bi, i0 + r2, j0 + v2);
+      PrimExpr e = epilogue(ei);
+      if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
+      seq.push_back(MakeFor(
+          r2, IntImm(0), IntImm(mr), ForKind::kSerial,
+          MakeFor(v2, IntImm(0), IntImm(nc), ForKind::kVectorized, MakeStore(dest, e, ei))));
+    }
+    return MakeSeq(seq);
+  }
+
+  /// Element (k, v) of the column tile starting at j0 (panel jb).
+  PrimExpr BTile(const Indices& bi, const PrimExpr& jb, const PrimExpr& j0, const PrimExpr& k,
+                 const PrimExpr& v) {
+    if (!packed.defined()) return d.b(bi, Simplify(j0 + v), k);
+    Indices pi = d.b_batched ? bi : Indices{};
+    pi.push_back(jb);
+    pi.push_back(k);
+    pi.push_back(v);
+    return MakeLoad(packed, pi);
+  }
+
+  /// One mr x nc register tile at rows i0.., columns j0.. (panel jb).
+  Stmt Tile(const Indices& bi, const PrimExpr& i0, int64_t mr, const PrimExpr& jb,
+            const PrimExpr& j0, int64_t nc) {
+    Buffer acc = MakeBuffer(ctx.FreshName(d.name + "_acc"), {mr * nc}, d.dtype);
+    tir::Var r0 = tir::MakeVar("r"), v0 = tir::MakeVar("v");
+    Stmt zero = MakeFor(r0, IntImm(0), IntImm(mr), ForKind::kUnrolled,
+                        MakeFor(v0, IntImm(0), IntImm(nc), ForKind::kVectorized,
+                                MakeStore(acc, FloatImm(0, d.dtype), {Simplify(r0 * nc + v0)})));
+    tir::Var k = tir::MakeVar("k"), r = tir::MakeVar("r"), v = tir::MakeVar("v");
+    PrimExpr slot = Simplify(r * nc + v);
+    PrimExpr upd = MakeLoad(acc, {slot}) + d.a(bi, Simplify(i0 + r), k) * BTile(bi, jb, j0, k, v);
+    Stmt fma = MakeFor(k, IntImm(0), IntImm(d.k), ForKind::kSerial,
+                       MakeFor(r, IntImm(0), IntImm(mr), ForKind::kUnrolled,
+                               MakeFor(v, IntImm(0), IntImm(nc), ForKind::kVectorized,
+                                       MakeStore(acc, upd, {slot}))));
+    return MakeAllocate(acc, MakeSeq({zero, fma, StoreTile(acc, bi, i0, mr, j0, nc)}));
+  }
+
+  /// Every row of the column tile j0.. of width nc.
+  Stmt ColumnTile(const Indices& bi, const PrimExpr& jb, const PrimExpr& j0, int64_t nc) {
+    std::vector<Stmt> seq;
+    int64_t full = d.m / kMR;
+    if (full > 0) {
+      tir::Var it = tir::MakeVar("it");
+      seq.push_back(MakeFor(it, IntImm(0), IntImm(full), ForKind::kSerial,
+                            Tile(bi, it * kMR, kMR, jb, j0, nc)));
+    }
+    if (d.m % kMR) seq.push_back(Tile(bi, IntImm(full * kMR), d.m % kMR, jb, j0, nc));
+    return MakeSeq(seq);
+  }
+
+  /// Packs the right operand into [batch?..., panels, K, NR] (tail columns clamped).
+  void Pack(int64_t panels) {
+    std::vector<int64_t> shape = d.b_batched ? d.batch : std::vector<int64_t>{};
+    size_t nb = shape.size();
+    shape.push_back(panels);
+    shape.push_back(d.k);
+    shape.push_back(kNR);
+    int64_t n = d.n;
+    GemmDesc desc = d;
+    TensorExpr t{shape, d.dtype, [desc, nb, n](const Indices& i) {
+                   Indices bi(i.begin(), i.begin() + nb);
+                   PrimExpr j = Simplify(i[nb] * kNR + i[nb + 2]);
+                   if (n % kNR) j = MakeBinary(BinaryOp::kMin, j, IntImm(n - 1));
+                   return desc.b(bi, j, i[nb + 1]);
+                 }};
+    packed = ctx.AllocScratch(d.name + "_packed", shape, d.dtype);
+    ctx.StoreInto(t, packed, d.name + "_pack");
+  }
+
+  Stmt Blocked() {
+    int64_t panels = (d.n + kNR - 1) / kNR, full = d.n / kNR, batch = Product(d.batch);
+    if (!d.b_j_contiguous) Pack(panels);
+    tir::Var t = tir::MakeVar("t");
+    PrimExpr b = Div(t, panels), jb = batch == 1 ? PrimExpr(t) : Mod(t, panels);
+    Indices bi = Unflatten(batch == 1 ? IntImm(0) : b, d.batch);
+    PrimExpr j0 = Simplify(jb * kNR);
+    Stmt body;
+    if (full == panels)
+      body = ColumnTile(bi, jb, j0, kNR);
+    else if (full == 0)
+      body = ColumnTile(bi, jb, j0, d.n);
+    else
+      body = MakeIfThenElse(MakeBinary(BinaryOp::kLT, jb, IntImm(full)),
+                            ColumnTile(bi, jb, j0, kNR), ColumnTile(bi, jb, j0, d.n % kNR));
+    int64_t extent = batch * panels;
+    return MakeFor(t, IntImm(0), IntImm(extent), extent > 1 ? ForKind::kParallel : ForKind::kSerial,
+                   body);
+  }
+
+  /// out[i, j0 + c] for c < rows as dot products over k, 8 lanes at a time.
+  Stmt DotStep(const Indices& bi, const PrimExpr& i, const PrimExpr& j0, int64_t rows) {
+    int64_t kv = d.k / kLanes;
+    Buffer acc = MakeBuffer(ctx.FreshName(d.name + "_acc"), {rows * kLanes}, d.dtype);
+    tir::Var c0 = tir::MakeVar("c"), v0 = tir::MakeVar("v");
+    Stmt zero =
+        MakeFor(c0, IntImm(0), IntImm(rows), ForKind::kUnrolled,
+                MakeFor(v0, IntImm(0), IntImm(kLanes), ForKind::kVectorized,
+                        MakeStore(acc, FloatImm(0, d.dtype), {Simplify(c0 * kLanes + v0)})));
+    tir::Var kc = tir::MakeVar("kc"), c = tir::MakeVar("c"), v = tir::MakeVar("v");
+    PrimExpr slot = Simplify(c * kLanes + v), kk = Simplify(kc * kLanes + v);
+    PrimExpr upd = MakeLoad(acc, {slot}) + d.a(bi, i, kk) * d.b(bi, Simplify(j0 + c), kk);
+    Stmt fma = MakeFor(kc, IntImm(0), IntImm(kv), ForKind::kSerial,
+                       MakeFor(c, IntImm(0), IntImm(rows), ForKind::kUnrolled,
+                               MakeFor(v, IntImm(0), IntImm(kLanes), ForKind::kVectorized,
+                                       MakeStore(acc, upd, {slot}))));
+    std::vector<Stmt> stores;
+    for (int64_t r = 0; r < rows; ++r) {
+      // Pairwise lane sum, then the k tail.
+      std::vector<PrimExpr> lanes;
+      for (int64_t l = 0; l < kLanes; ++l) lanes.push_back(MakeLoad(acc, {IntImm(r * kLanes + l)}));
+      while (lanes.size() > 1) {
+        std::vector<PrimExpr> next;
+        for (size_t l = 0; l + 1 < lanes.size(); l += 2) next.push_back(lanes[l] + lanes[l + 1]);
+        lanes = next;
+      }
+      PrimExpr sum = lanes[0];
+      PrimExpr j = Simplify(j0 + IntImm(r));
+      for (int64_t kt = kv * kLanes; kt < d.k; ++kt)
+        sum = sum + d.a(bi, i, IntImm(kt)) * d.b(bi, j, IntImm(kt));
+      Indices oi = OutIndex(bi, i, j);
+      stores.push_back(MakeStore(dest, sum, oi));
+    }
+    std::vector<Stmt> seq{zero, fma, MakeSeq(stores)};
+    if (epilogue)
+      for (int64_t r = 0; r < rows; ++r) {
+        Indices oi = OutIndex(bi, i, Simplify(j0 + IntImm(r)));
+        PrimExpr e = epilogue(oi);
+        if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
+        seq.push_back(MakeStore(dest, e, oi));
+      }
+    return MakeAllocate(acc, MakeSeq(seq));
+  }
+
+  Stmt Dot() {
+    int64_t batch = Product(d.batch), full = d.n / kDotRows, tail = d.n % kDotRows;
+    int64_t chunks = full + (tail ? 1 : 0);
+    tir::Var t = tir::MakeVar("t"), i = tir::MakeVar("i");
+    PrimExpr b = Div(t, chunks), jc = batch == 1 ? PrimExpr(t) : Mod(t, chunks);
+    Indices bi = Unflatten(batch == 1 ? IntImm(0) : b, d.batch);
+    PrimExpr j0 = Simplify(jc * kDotRows);
+    Stmt step;
+    if (!tail)
+      step = DotStep(bi, i, j0, kDotRows);
+    else if (!full)
+      step = DotStep(bi, i, j0, tail);
+    else
+      step = MakeIfThenElse(MakeBinary(BinaryOp::kLT, jc, IntImm(full)),
+                            DotStep(bi, i, j0, kDotRows), DotStep(bi, i, j0, tail));
+    int64_t extent = batch * chunks;
+    return MakeFor(t, IntImm(0), IntImm(extent), extent > 1 ? ForKind::kParallel : ForKind::kSerial,
+                   MakeFor(i, IntImm(0), IntImm(d.m), ForKind::kSerial, step));
+  }
+};
+
+}  // namespace
+
+bool UseGemmTemplate(const GemmDesc& desc) {
+  return desc.dtype == DType::kFloat32 && desc.m > 0 && desc.n > 0 && desc.k > 0 &&
+         Product(desc.batch) > 0;
+}
+
+void AttachGemmNest(ReduceSpec& spec, GemmDesc desc) {
+  spec.emit_nest = [desc](LowerContext& ctx, const Buffer& dest,
+                     const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
+    Builder builder{ctx, desc, dest, epilogue, Buffer()};
+    // Few rows with both operands k-contiguous: dot products stream the weights once
+    // instead of packing them.
+    bool dot = desc.m < 4 && !desc.b_j_contiguous && desc.a_k_contiguous && desc.k >= kLanes;
+    return dot ? builder.Dot() : builder.Blocked();
+  };
+}
+
+}  // namespace tessera::lower

@@ -1,0 +1,36 @@
+// Private: the blocked GEMM template of nn.dense / nn.matmul / nn.batch_matmul (packed
+// weights, register-tile micro-kernel, epilogue fused per finished output tile).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/backend/lower/compute.h"
+
+namespace tessera::lower {
+
+/// One GEMM-family op: out[batch..., i, j] = sum_k a(batch, i, k) * b(batch, j, k).
+struct GemmDesc {
+  std::vector<int64_t> batch;  ///< leading output dimensions (may be empty)
+  int64_t m = 0, n = 0, k = 0;
+  DType dtype = DType::kFloat32;
+  /// Element (i, k) of the left operand of batch element `batch` (output-rank indices).
+  std::function<tir::PrimExpr(const Indices& batch, tir::PrimExpr i, tir::PrimExpr k)> a;
+  /// Element (j, k) of the right operand.
+  std::function<tir::PrimExpr(const Indices& batch, tir::PrimExpr j, tir::PrimExpr k)> b;
+  /// The right operand is stored with j innermost: tiles read it directly, unpacked.
+  bool b_j_contiguous = false;
+  /// The right operand depends on the batch index (else it is packed once).
+  bool b_batched = false;
+  /// The left operand is stored with k innermost (the dot-product path vectorizes it).
+  bool a_k_contiguous = false;
+  std::string name;
+};
+
+/// Whether the blocked template handles `desc` (float32 with a non-empty domain).
+bool UseGemmTemplate(const GemmDesc& desc);
+/// Makes `spec` emit the blocked nest of `desc` instead of the naive reduction.
+void AttachGemmNest(ReduceSpec& spec, GemmDesc desc);
+
+}  // namespace tessera::lower

@@ -1,0 +1,144 @@
+// The blocked GEMM template of nn.dense / nn.matmul / nn.batch_matmul: shapes that are and
+// are not multiples of the register tile, the dot-product path of few-row products,
+// transposes, batch broadcast and fused epilogues, all against the graph interpreter.
+#include <gtest/gtest.h>
+
+#include "lower_test_util.h"
+#include "tessera/transform/pass_registry.h"
+
+namespace tessera {
+namespace {
+
+using testing_lower::CheckLowering;
+
+std::string Main(const std::string& params, const std::string& body) {
+  return "def @main(" + params + ") {\n  " + body + "\n}\n";
+}
+std::string T(const std::string& shape, const std::string& dtype = "float32") {
+  return "Tensor[(" + shape + "), " + dtype + "]";
+}
+std::string Dense(int m, int n, int k) {
+  return Main("%x: " + T(std::to_string(m) + ", " + std::to_string(k)) +
+                  ", %w: " + T(std::to_string(n) + ", " + std::to_string(k)),
+              "nn.dense(%x, %w)");
+}
+
+/// Whether the statement tree contains an Allocate of a buffer named with `prefix`.
+bool HasAllocate(const tir::Stmt& root, const std::string& prefix) {
+  std::vector<tir::Stmt> stack{root};
+  while (!stack.empty()) {
+    tir::Stmt s = stack.back();
+    stack.pop_back();
+    if (!s.defined()) continue;
+    if (auto* a = s.as<tir::AllocateNode>()) {
+      if (a->buffer->name.rfind(prefix, 0) == 0) return true;
+      stack.push_back(a->body);
+    } else if (auto* f = s.as<tir::ForNode>()) {
+      stack.push_back(f->body);
+    } else if (auto* q = s.as<tir::SeqStmtNode>()) {
+      for (const tir::Stmt& c : q->seq) stack.push_back(c);
+    } else if (auto* i = s.as<tir::IfThenElseNode>()) {
+      stack.push_back(i->then_case);
+      stack.push_back(i->else_case);
+    }
+  }
+  return false;
+}
+
+TEST(DenseTemplate, DenseShapes) {
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {1, 7, 5}, {5, 33, 17}, {64, 64, 64}, {37, 100, 53}, {6, 16, 1}, {13, 40, 9}})
+    CheckLowering(Dense(m, n, k));
+  CheckLowering(Main("%x: " + T("2, 7, 19") + ", %w: " + T("21, 19"), "nn.dense(%x, %w)"));
+}
+
+TEST(DenseTemplate, FewRowsUseDotProducts) {
+  // k >= 8 with k-contiguous operands: vectorized dot products, with and without k and
+  // column tails.
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {1, 8, 16}, {1, 13, 21}, {3, 17, 40}, {2, 3, 8}, {1, 64, 512}})
+    CheckLowering(Dense(m, n, k));
+  IRModule mod = InferTypes(ParseModule(Dense(1, 13, 21)));
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  EXPECT_TRUE(HasAllocate(pf->body, "dense_acc"));
+}
+
+TEST(DenseTemplate, TiledNestHasRegisterTile) {
+  IRModule mod = InferTypes(ParseModule(Dense(37, 100, 53)));
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  EXPECT_TRUE(HasAllocate(pf->body, "dense_acc"));
+}
+
+TEST(DenseTemplate, FusedEpilogues) {
+  std::string p = "%x: " + T("37, 53") + ", %w: " + T("100, 53") + ", %b: " + T("100");
+  CheckLowering(Main(p, "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))"));
+  CheckLowering(Main(p, "nn.gelu(nn.bias_add(nn.dense(%x, %w), %b))"));
+  CheckLowering(Main(p, "nn.gelu(nn.dense(%x, %w), approximate=\"tanh\")"));
+  std::string q = "%x: " + T("1, 24") + ", %w: " + T("10, 24") + ", %b: " + T("10");
+  CheckLowering(Main(q, "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))"));
+  std::string r = "%x: " + T("5, 33") + ", %w: " + T("17, 33") + ", %y: " + T("5, 17");
+  CheckLowering(Main(r, "add(nn.dense(%x, %w), %y)"));
+}
+
+TEST(DenseTemplate, MatmulTransposes) {
+  CheckLowering(Main("%a: " + T("9, 20") + ", %b: " + T("20, 35"), "nn.matmul(%a, %b)"));
+  CheckLowering(
+      Main("%a: " + T("20, 9") + ", %b: " + T("20, 35"), "nn.matmul(%a, %b, transpose_a=True)"));
+  CheckLowering(
+      Main("%a: " + T("9, 20") + ", %b: " + T("35, 20"), "nn.matmul(%a, %b, transpose_b=True)"));
+  CheckLowering(Main("%a: " + T("20, 9") + ", %b: " + T("35, 20"),
+                     "nn.matmul(%a, %b, transpose_a=True, transpose_b=True)"));
+  CheckLowering(Main("%a: " + T("2, 7, 12") + ", %b: " + T("12, 18"), "nn.matmul(%a, %b)"));
+  CheckLowering(
+      Main("%a: " + T("1, 12") + ", %b: " + T("18, 12"), "nn.matmul(%a, %b, transpose_b=True)"));
+}
+
+TEST(DenseTemplate, BatchMatmul) {
+  CheckLowering(
+      Main("%x: " + T("3, 7, 12") + ", %y: " + T("3, 19, 12"), "nn.batch_matmul(%x, %y)"));
+  CheckLowering(
+      Main("%x: " + T("1, 7, 12") + ", %y: " + T("3, 19, 12"), "nn.batch_matmul(%x, %y)"));
+  CheckLowering(
+      Main("%x: " + T("3, 7, 12") + ", %y: " + T("1, 19, 12"), "nn.batch_matmul(%x, %y)"));
+  CheckLowering(Main("%x: " + T("2, 12, 7") + ", %y: " + T("2, 12, 19"),
+                     "nn.batch_matmul(%x, %y, transpose_a=True, transpose_b=False)"));
+  CheckLowering(Main("%x: " + T("2, 7, 12") + ", %y: " + T("1, 12, 19"),
+                     "nn.batch_matmul(%x, %y, transpose_a=False, transpose_b=False)"));
+  CheckLowering(Main("%x: " + T("2, 1, 12") + ", %y: " + T("2, 5, 12"), "nn.batch_matmul(%x, %y)"));
+  std::string p = "%x: " + T("2, 7, 12") + ", %y: " + T("2, 19, 12") + ", %b: " + T("19");
+  CheckLowering(Main(p, "nn.relu(nn.bias_add(nn.batch_matmul(%x, %y), %b, axis=-1))"));
+}
+
+TEST(DenseTemplate, InlinedOperands) {
+  // Producers inlined into the operands: the tiles read them through their expressions.
+  CheckLowering(
+      Main("%x: " + T("9, 20") + ", %w: " + T("35, 20"), "nn.dense(nn.relu(%x), negative(%w))"));
+  CheckLowering(Main("%x: " + T("1, 20") + ", %w: " + T("35, 20"), "nn.dense(abs(%x), %w)"));
+  CheckLowering(
+      Main("%a: " + T("9, 20") + ", %b: " + T("20, 35"), "nn.matmul(exp(%a), multiply(%b, %b))"));
+  CheckLowering(Main("%x: " + T("2, 7, 12") + ", %y: " + T("2, 19, 12"),
+                     "nn.batch_matmul(tanh(%x), abs(%y))"));
+}
+
+TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
+  IRModule mod = InferTypes(
+      ParseModule(Main("%x: " + T("37, 53") + ", %w: " + T("100, 53") + ", %b: " + T("100"),
+                       "%0 = nn.dense(%x, %w); %1 = nn.bias_add(%0, %b); nn.relu(%1)")));
+  auto inputs = testing_lower::RandomInputs(mod, 5);
+  Value want = RunMain(mod, inputs);
+  IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+  EXPECT_TRUE(testing_lower::OnlyCallTir(lowered)) << PrintModule(lowered);
+  testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
+  std::vector<std::string> names;
+  for (const auto& [name, f] : lowered.functions()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"main", "fused_nn_dense_nn_bias_add_nn_relu"}));
+  runtime::Executor native(Build(mod, "native"));
+  std::vector<NDArray> got = native.Run(inputs);
+  ASSERT_EQ(got.size(), 1u);
+  testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
+}
+
+}  // namespace
+}  // namespace tessera
