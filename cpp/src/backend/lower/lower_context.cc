@@ -186,11 +186,11 @@ PrimExpr NanMin(const PrimExpr& a, const PrimExpr& b) {
 struct LowerContext::Pending {
   ReduceSpec spec;
   std::string name;
-  Buffer placeholder;
-  // While null, the placeholder tensor loads the placeholder buffer (so fusion checks can
+  Buffer stand_in;
+  // While null, the stand-in tensor loads the stand-in buffer (so fusion checks can
   // find its accesses); while an epilogue is emitted it yields finalize(dest[i]).
   Buffer dest;
-  bool done = false;  // emitted: the placeholder tensor must not be read any more
+  bool done = false;  // emitted: the stand-in tensor must not be read any more
 };
 
 LowerContext::LowerContext() = default;
@@ -252,7 +252,7 @@ namespace {
 /// same spatial loops rewrites each element once its reduction is complete.
 Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string& name,
                    const Buffer& dest, const std::function<PrimExpr(const Indices&)>& epilogue,
-                   const BufferNode* placeholder) {
+                   const BufferNode* stand_in) {
   if (spec.emit_nest && !spec.finalize) return spec.emit_nest(ctx, dest, epilogue);
   size_t rank = spec.shape.size(), nred = spec.reduce_extents.size();
   std::vector<tir::Var> loops = MakeVars("i", rank), iters = MakeVars("v", rank);
@@ -295,7 +295,7 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
       eivs.push_back({eiters[d], {IntImm(0), IntImm(spec.shape[d])}, IterKind::kSpatial, loops[d]});
     PrimExpr v = epilogue(ei);
     if (v->dtype != dest->dtype) v = MakeCast(dest->dtype, v);
-    std::vector<BufferRegion> ereads = ReadRegions({v}, placeholder);
+    std::vector<BufferRegion> ereads = ReadRegions({v}, stand_in);
     seq.push_back(MakeBlock(ctx.FreshBlockName(name + "_epilogue"), eivs, ereads,
                             {PointRegion(dest, ei)}, nullptr, MakeStore(dest, v, ei)));
   }
@@ -315,7 +315,7 @@ TensorExpr LowerContext::ReduceNow(const ReduceSpec& spec, const std::string& na
 TensorExpr LowerContext::Reduce(ReduceSpec spec, const std::string& name) {
   auto p = std::make_shared<Pending>();
   p->name = name;
-  p->placeholder = MakeBuffer(name + "_placeholder", spec.shape, spec.dtype);
+  p->stand_in = MakeBuffer(name + "_stand_in", spec.shape, spec.dtype);
   p->spec = std::move(spec);
   pending_.push_back(p);
   std::weak_ptr<Pending> weak = p;
@@ -325,7 +325,7 @@ TensorExpr LowerContext::Reduce(ReduceSpec spec, const std::string& name) {
   t.at = [weak](const Indices& i) -> PrimExpr {
     auto self = weak.lock();
     TS_ICHECK(self && !self->done) << "pending reduction read after it was emitted";
-    if (!self->dest.defined()) return MakeLoad(self->placeholder, i);
+    if (!self->dest.defined()) return MakeLoad(self->stand_in, i);
     PrimExpr acc = MakeLoad(self->dest, i);
     return self->spec.finalize ? self->spec.finalize(acc, i) : acc;
   };
@@ -338,21 +338,21 @@ std::vector<std::shared_ptr<LowerContext::Pending>> LowerContext::TakePending() 
   return out;
 }
 
-Buffer LowerContext::PlaceholderOf(const std::shared_ptr<Pending>& p) {
-  return p->placeholder;
+Buffer LowerContext::StandInOf(const std::shared_ptr<Pending>& p) {
+  return p->stand_in;
 }
 
 void LowerContext::EmitPending(const std::shared_ptr<Pending>& p, const TensorExpr& epilogue,
                                const Buffer& dest) {
   TS_ICHECK(dest->dtype == p->spec.dtype) << "reduction " << p->name << ": accumulator dtype";
   p->dest = dest;
-  // Without finalize and with the placeholder itself as the epilogue, no second block.
+  // Without finalize and with the stand-in itself as the epilogue, no second block.
   PrimExpr probe = epilogue.at(Indices(p->spec.shape.size(), IntImm(0)));
   bool trivial = !p->spec.finalize && probe->type_index() == TypeIndex::kBufferLoad &&
                  static_cast<const BufferLoadNode*>(probe.get())->buffer.same_as(dest);
   std::function<PrimExpr(const Indices&)> epi;
   if (!trivial) epi = epilogue.at;
-  Emit(ReductionNest(*this, p->spec, p->name, dest, epi, p->placeholder.get()));
+  Emit(ReductionNest(*this, p->spec, p->name, dest, epi, p->stand_in.get()));
   p->done = true;
 }
 

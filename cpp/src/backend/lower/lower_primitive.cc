@@ -120,7 +120,7 @@ class PrimitiveLowerer {
   Val& ValOf(const Expr& e);
   /// Emits the pending reduction headed by `head` into `dest` (new scratch when null).
   void Flush(const ExprNode* head, tir::Buffer dest = {});
-  bool LoadsOnlyAtOwnIndex(const TensorExpr& t, const tir::Buffer& placeholder) const;
+  bool LoadsOnlyAtOwnIndex(const TensorExpr& t, const tir::Buffer& stand_in) const;
 
   Function func_;
   std::string name_;
@@ -139,13 +139,12 @@ Val& PrimitiveLowerer::ValOf(const Expr& e) {
   return it->second;
 }
 
-bool PrimitiveLowerer::LoadsOnlyAtOwnIndex(const TensorExpr& t,
-                                           const tir::Buffer& placeholder) const {
+bool PrimitiveLowerer::LoadsOnlyAtOwnIndex(const TensorExpr& t, const tir::Buffer& stand_in) const {
   std::vector<tir::Var> vars = MakeVars("e", t.shape.size());
   PrimExpr v = t.at(AsIndices(vars));
   bool ok = true;
   ForEachLoad(v, [&](const tir::BufferLoadNode* load) {
-    if (!load->buffer.same_as(placeholder)) return;
+    if (!load->buffer.same_as(stand_in)) return;
     for (size_t d = 0; d < vars.size(); ++d) {
       // A broadcast operand indexes its extent-1 axes with 0, which is the same element.
       const auto* imm = load->indices[d].as<tir::IntImmNode>();
@@ -201,7 +200,7 @@ void PrimitiveLowerer::VisitCall(const Expr& e, const CallNode* call) {
   std::vector<TensorExpr> results = ApplyRule(call);
   if (candidate) {
     if (results.size() == 1 &&
-        LoadsOnlyAtOwnIndex(results[0], LowerContext::PlaceholderOf(heads_.at(candidate)))) {
+        LoadsOnlyAtOwnIndex(results[0], LowerContext::StandInOf(heads_.at(candidate)))) {
       heads_[e.get()] = heads_.at(candidate);
       heads_.erase(candidate);
     } else {

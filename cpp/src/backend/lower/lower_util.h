@@ -15,7 +15,7 @@ void ForEachLoad(const tir::PrimExpr& expr,
 /// The number of nodes of `expr` as a tree, counting at most `limit + 1`.
 size_t ExprSize(const tir::PrimExpr& expr, size_t limit);
 /// The point access regions (index, extent 1) of every distinct load in `exprs`,
-/// skipping `skip` (a placeholder) when given.
+/// skipping `skip` (a stand-in) when given.
 std::vector<tir::BufferRegion> ReadRegions(const std::vector<tir::PrimExpr>& exprs,
                                            const tir::BufferNode* skip = nullptr);
 /// The point region buffer[indices].

@@ -238,7 +238,7 @@ bool UseGemmTemplate(const GemmDesc& desc) {
 
 void AttachGemmNest(ReduceSpec& spec, GemmDesc desc) {
   spec.emit_nest = [desc](LowerContext& ctx, const Buffer& dest,
-                     const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
+                          const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
     Builder builder{ctx, desc, dest, epilogue, Buffer()};
     // Few rows with both operands k-contiguous: dot products stream the weights once
     // instead of packing them.

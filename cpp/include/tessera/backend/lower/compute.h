@@ -77,7 +77,7 @@ class LowerContext {
   /// Emits the reduction now into a new scratch buffer and returns a tensor loading it.
   TensorExpr ReduceNow(const ReduceSpec& spec, const std::string& name);
   /// Records a reduction whose destination and elementwise epilogue the caller (the
-  /// lowering of a Primitive function) decides later; returns a placeholder tensor.
+  /// lowering of a Primitive function) decides later; returns a stand-in tensor.
   TensorExpr Reduce(ReduceSpec spec, const std::string& name);
 
   /// A unique buffer name with prefix `base`.
@@ -89,11 +89,11 @@ class LowerContext {
   struct Pending;
   std::vector<std::shared_ptr<Pending>> TakePending();
   /// Emits pending reduction `p` into `dest`, applying `epilogue` (which reads the
-  /// placeholder only at its own index) to every element once its reduction is done.
+  /// stand-in only at its own index) to every element once its reduction is done.
   void EmitPending(const std::shared_ptr<Pending>& p, const TensorExpr& epilogue,
                    const tir::Buffer& dest);
-  /// The placeholder buffer of a pending reduction.
-  static tir::Buffer PlaceholderOf(const std::shared_ptr<Pending>& p);
+  /// The stand-in buffer of a pending reduction.
+  static tir::Buffer StandInOf(const std::shared_ptr<Pending>& p);
 
   /// The statements emitted so far wrapped in the scratch allocations.
   tir::Stmt Finish();
