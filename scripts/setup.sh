@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on Debian 12 (as root, idempotent), then configures and builds.
-# Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
+# Usage: scripts/setup.sh [BUILD_DIR [CMAKE_OPTION...]]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
+shift || true  # the rest are extra CMake options (e.g. -DTESSERA_ASAN=ON)
 
 PACKAGES=(cmake ninja-build ccache g++ pkg-config libgtest-dev nlohmann-json3-dev libspdlog-dev
           python3 python3-dev python3-numpy python3-pytest pybind11-dev python3-setuptools)
@@ -21,5 +22,5 @@ fi
 
 export CCACHE_BASEDIR="$PWD"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
+  -DPython3_EXECUTABLE=/usr/bin/python3 "$@" >/dev/null
 ninja -C "$BUILD_DIR"
