@@ -24,6 +24,15 @@
 
 namespace tessera::testing_lower {
 
+/// `def @main(params) { body }` in the text format.
+inline std::string Main(const std::string& params, const std::string& body) {
+  return "def @main(" + params + ") {\n  " + body + "\n}\n";
+}
+/// `Tensor[(shape), dtype]` in the text format.
+inline std::string T(const std::string& shape, const std::string& dtype = "float32") {
+  return "Tensor[(" + shape + "), " + dtype + "]";
+}
+
 /// Random inputs for @main's parameters: floats in [-2, 2], ints in [-5, 5] (or
 /// [0, int_hi) when given), bools at random.
 inline std::map<std::string, NDArray> RandomInputs(const IRModule& mod, unsigned seed,

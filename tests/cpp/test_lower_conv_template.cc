@@ -10,9 +10,7 @@ namespace {
 
 using testing_lower::CheckLowering;
 
-std::string T(const std::string& shape) {
-  return "Tensor[(" + shape + "), float32]";
-}
+using testing_lower::T;
 
 std::string Conv(const std::string& x, const std::string& w, const std::string& attrs) {
   return "def @main(%x: " + T(x) + ", %w: " + T(w) + ") {\n  nn.conv2d(%x, %w" + attrs + ")\n}\n";

@@ -11,12 +11,8 @@ namespace {
 
 using testing_lower::CheckLowering;
 
-std::string Main(const std::string& params, const std::string& body) {
-  return "def @main(" + params + ") {\n  " + body + "\n}\n";
-}
-std::string T(const std::string& shape, const std::string& dtype = "float32") {
-  return "Tensor[(" + shape + "), " + dtype + "]";
-}
+using testing_lower::Main;
+using testing_lower::T;
 std::string Dense(int m, int n, int k) {
   return Main("%x: " + T(std::to_string(m) + ", " + std::to_string(k)) +
                   ", %w: " + T(std::to_string(n) + ", " + std::to_string(k)),

@@ -11,12 +11,8 @@ namespace {
 
 using testing_lower::CheckLowering;
 
-std::string Main(const std::string& params, const std::string& body) {
-  return "def @main(" + params + ") {\n  " + body + "\n}\n";
-}
-std::string T(const std::string& shape, const std::string& dtype = "float32") {
-  return "Tensor[(" + shape + "), " + dtype + "]";
-}
+using testing_lower::Main;
+using testing_lower::T;
 
 TEST(LowerOps, EveryOpHasAComputeRule) {
   for (const std::string& name : OpRegistry::Global().ListOps()) {
