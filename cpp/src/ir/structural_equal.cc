@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "expr_kind.h"
 #include "structural_internal.h"
 #include "tessera/support/error.h"
 
@@ -12,32 +13,7 @@ namespace structural {
 
 namespace {
 
-const char* ExprKindName(const Object* e) {
-  switch (e->type_index()) {
-    case TypeIndex::kVar:
-      return "variable";
-    case TypeIndex::kGlobalVar:
-      return "global";
-    case TypeIndex::kConstant:
-      return "constant";
-    case TypeIndex::kOp:
-      return "op";
-    case TypeIndex::kCall:
-      return "call";
-    case TypeIndex::kTuple:
-      return "tuple";
-    case TypeIndex::kTupleGetItem:
-      return "tuple projection";
-    case TypeIndex::kLet:
-      return "let";
-    case TypeIndex::kFunction:
-      return "function";
-    case TypeIndex::kPrimFunc:
-      return "primfunc";
-    default:
-      return "object";
-  }
-}
+using ir_detail::ExprKindName;
 
 /// Leaves compare by value; sharing is not part of their identity (the parser, for one,
 /// gives every `1f` literal its own node).

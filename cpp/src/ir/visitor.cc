@@ -5,14 +5,15 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "expr_kind.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
 
-namespace {
+namespace ir_detail {
 
-const char* KindName(const Expr& e) {
+const char* ExprKindName(const Object* e) {
   switch (e->type_index()) {
     case TypeIndex::kVar:
       return "variable";
@@ -37,6 +38,14 @@ const char* KindName(const Expr& e) {
     default:
       return "expression";
   }
+}
+
+}  // namespace ir_detail
+
+namespace {
+
+const char* KindName(const Expr& e) {
+  return ir_detail::ExprKindName(e.get());
 }
 
 Var ExpectVar(const Expr& e, const char* where) {

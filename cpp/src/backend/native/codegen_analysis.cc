@@ -134,13 +134,15 @@ bool LinearAnalysis::Invariant(const PrimExpr& root) const {
 
 namespace {
 
-/// Calls `fn(load)` for every BufferLoad in `root`, in evaluation order.
+/// Calls `fn(node)` for every node of `root` in evaluation order (pre-order, operands
+/// left to right), without recursion.
 template <typename Fn>
-void ForEachLoad(const PrimExpr& root, Fn&& fn) {
+void ForEachNode(const PrimExpr& root, Fn&& fn) {
   std::vector<const tir::PrimExprNode*> stack{root.get()};
   while (!stack.empty()) {
     const tir::PrimExprNode* e = stack.back();
     stack.pop_back();
+    fn(e);
     switch (e->type_index()) {
       case TypeIndex::kBinary: {
         const auto* n = static_cast<const BinaryNode*>(e);
@@ -163,7 +165,6 @@ void ForEachLoad(const PrimExpr& root, Fn&& fn) {
         break;
       case TypeIndex::kBufferLoad: {
         const auto* n = static_cast<const tir::BufferLoadNode*>(e);
-        fn(n);
         for (size_t i = n->indices.size(); i-- > 0;) stack.push_back(n->indices[i].get());
         break;
       }
@@ -176,52 +177,22 @@ void ForEachLoad(const PrimExpr& root, Fn&& fn) {
         break;
     }
   }
+}
+
+/// Calls `fn(load)` for every BufferLoad in `root`, in evaluation order.
+template <typename Fn>
+void ForEachLoad(const PrimExpr& root, Fn&& fn) {
+  ForEachNode(root, [&](const tir::PrimExprNode* e) {
+    if (e->type_index() == TypeIndex::kBufferLoad) fn(static_cast<const tir::BufferLoadNode*>(e));
+  });
 }
 
 /// Calls `fn(var)` for every variable in `root`.
 template <typename Fn>
 void ForEachVar(const PrimExpr& root, Fn&& fn) {
-  std::vector<const tir::PrimExprNode*> stack{root.get()};
-  while (!stack.empty()) {
-    const tir::PrimExprNode* e = stack.back();
-    stack.pop_back();
-    switch (e->type_index()) {
-      case TypeIndex::kTirVar:
-        fn(static_cast<const tir::VarNode*>(e));
-        break;
-      case TypeIndex::kBinary: {
-        const auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->b.get());
-        stack.push_back(n->a.get());
-        break;
-      }
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const tir::NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect: {
-        const auto* n = static_cast<const tir::SelectNode*>(e);
-        stack.push_back(n->false_value.get());
-        stack.push_back(n->true_value.get());
-        stack.push_back(n->cond.get());
-        break;
-      }
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const tir::CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad: {
-        const auto* n = static_cast<const tir::BufferLoadNode*>(e);
-        for (size_t i = n->indices.size(); i-- > 0;) stack.push_back(n->indices[i].get());
-        break;
-      }
-      case TypeIndex::kIntrinsic: {
-        const auto& args = static_cast<const tir::IntrinsicNode*>(e)->args;
-        for (size_t i = args.size(); i-- > 0;) stack.push_back(args[i].get());
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  ForEachNode(root, [&](const tir::PrimExprNode* e) {
+    if (e->type_index() == TypeIndex::kTirVar) fn(static_cast<const tir::VarNode*>(e));
+  });
 }
 
 }  // namespace
