@@ -2,6 +2,7 @@
 // function calls, tuples, lets and call_tir into the tensor-IR interpreter.
 #include "tessera/backend/interp/interpreter.h"
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -106,7 +107,8 @@ Value Unflatten(const Type& type, const std::vector<NDArray>& arrays, size_t& po
 }
 
 /// A call-depth bound: the IR has no conditionals, so deeper nesting means recursion
-/// that cannot terminate.
+/// that cannot terminate. Calls are evaluated without native recursion (activations
+/// live on the heap), so the bound is about the program, not the C++ stack.
 constexpr int kMaxCallDepth = 1000;
 
 struct Activation;
@@ -143,22 +145,31 @@ class GraphInterpreter {
  public:
   explicit GraphInterpreter(const IRModule& typed) : mod_(typed) {}
 
-  /// Runs `fn` on `args` (already checked) in a fresh activation under `env`.
-  Value Call(const FunctionNode* fn, const std::string& name, const std::vector<Value>& args,
-             const Activation* env) {
-    if (++depth_ > kMaxCallDepth) {
-      TS_THROW(kUnsupported) << "call depth exceeds " << kMaxCallDepth << " at " << name
-                             << ": recursion cannot terminate in a graph without conditionals";
+  /// Runs `fn` on `args` (already checked). Nested calls push heap activations onto an
+  /// explicit call stack instead of recursing, so deep call chains cannot overflow the
+  /// native stack.
+  Value Call(const FunctionNode* fn, const std::string& name, const std::vector<Value>& args) {
+    std::vector<CallFrame> calls;
+    Enter(calls, fn, name, args, nullptr, nullptr);
+    while (true) {
+      CallFrame& top = calls.back();
+      PendingCall pending;
+      if (EvalBody(top, &pending)) {
+        Enter(calls, pending.fn, pending.name, pending.args, pending.env, pending.site);
+        continue;
+      }
+      RValue result = top.act->memo.at(top.fn->body.get());
+      if (result.func)
+        TS_THROW(kUnsupported) << top.name
+                               << " returns a function, which the interpreter cannot return";
+      const ExprNode* site = top.site;
+      calls.pop_back();
+      if (calls.empty()) return result.value;
+      // The caller's top frame is the call waiting for this result.
+      CallFrame& caller = calls.back();
+      caller.act->memo[site] = std::move(result);
+      caller.stack.pop_back();
     }
-    Activation act;
-    act.parent = env;
-    TS_ICHECK(args.size() == fn->params.size()) << "argument count checked by type inference";
-    for (size_t i = 0; i < args.size(); ++i) act.memo[fn->params[i].get()].value = args[i];
-    RValue result = EvalBody(fn->body, act);
-    if (result.func)
-      TS_THROW(kUnsupported) << name << " returns a function, which the interpreter cannot return";
-    --depth_;
-    return result.value;
   }
 
  private:
@@ -166,10 +177,42 @@ class GraphInterpreter {
     Expr ref;
     int stage;
   };
+  /// One function activation on the explicit call stack.
+  struct CallFrame {
+    const FunctionNode* fn;
+    std::string name;
+    std::unique_ptr<Activation> act;  ///< heap: closures keep pointers to it
+    std::vector<Frame> stack;         ///< pending expression nodes of the body
+    const ExprNode* site;             ///< the call node in the caller (null for the entry)
+  };
+  /// A call of a function found while evaluating a body.
+  struct PendingCall {
+    const FunctionNode* fn = nullptr;
+    std::string name;
+    std::vector<Value> args;
+    const Activation* env = nullptr;
+    const ExprNode* site = nullptr;
+  };
 
-  RValue EvalBody(const Expr& body, Activation& act);
+  void Enter(std::vector<CallFrame>& calls, const FunctionNode* fn, const std::string& name,
+             const std::vector<Value>& args, const Activation* env, const ExprNode* site) {
+    if (static_cast<int>(calls.size()) >= kMaxCallDepth) {
+      TS_THROW(kUnsupported) << "call depth exceeds " << kMaxCallDepth << " at " << name
+                             << ": recursion cannot terminate in a graph without conditionals";
+    }
+    TS_ICHECK(args.size() == fn->params.size()) << "argument count checked by type inference";
+    CallFrame frame{fn, name, std::make_unique<Activation>(), {}, site};
+    frame.act->parent = env;
+    for (size_t i = 0; i < args.size(); ++i) frame.act->memo[fn->params[i].get()].value = args[i];
+    frame.stack.push_back({fn->body, 0});
+    calls.push_back(std::move(frame));
+  }
+
+  /// Evaluates the body of `cf` until it is done (returns false) or it needs the result
+  /// of a function call (returns true with `pending` filled; the call's frame stays on
+  /// top of cf.stack until the caller stores the result).
+  bool EvalBody(CallFrame& cf, PendingCall* pending);
   RValue EvalLeaf(const Expr& e, Activation& act);
-  RValue EvalCall(const CallNode* call, Activation& act);
   Value EvalOpCall(const CallNode* call, const OpDef* def, Activation& act);
   Value EvalCallTir(const CallNode* call, Activation& act);
   const Value& ValueOf(const Expr& e, Activation& act, const char* what) {
@@ -180,7 +223,6 @@ class GraphInterpreter {
   }
 
   const IRModule& mod_;
-  int depth_ = 0;
 };
 
 RValue GraphInterpreter::EvalLeaf(const Expr& e, Activation& act) {
@@ -202,9 +244,9 @@ RValue GraphInterpreter::EvalLeaf(const Expr& e, Activation& act) {
   TS_THROW(kUnsupported) << "the interpreter cannot evaluate this expression";
 }
 
-RValue GraphInterpreter::EvalBody(const Expr& body, Activation& act) {
-  std::vector<Frame> stack;
-  stack.push_back({body, 0});
+bool GraphInterpreter::EvalBody(CallFrame& cf, PendingCall* pending) {
+  std::vector<Frame>& stack = cf.stack;
+  Activation& act = *cf.act;
   while (!stack.empty()) {
     size_t top = stack.size() - 1;
     Expr e = stack[top].ref;
@@ -243,8 +285,18 @@ RValue GraphInterpreter::EvalBody(const Expr& body, Activation& act) {
           for (size_t i = call->args.size(); i-- > 0;) push(call->args[i]);
           if (!op) push(call->callee);
         }
+      } else if (const OpNode* op = call->op()) {
+        finish(
+            Val(op->name == kCallTirOp ? EvalCallTir(call, act) : EvalOpCall(call, op->def, act)));
       } else {
-        finish(EvalCall(call, act));
+        const RValue& callee = act.memo.at(call->callee.get());
+        if (!callee.func) TS_THROW(kType) << "cannot call a value that is not a function";
+        pending->fn = callee.func;
+        pending->name = callee.name;
+        pending->env = callee.env;
+        pending->site = call;
+        for (const Expr& a : call->args) pending->args.push_back(ValueOf(a, act, "an argument"));
+        return true;  // this frame stays on the stack until the result arrives
       }
     } else if (const auto* tuple = e.as<TupleNode>()) {
       if (stage == 0) {
@@ -270,19 +322,7 @@ RValue GraphInterpreter::EvalBody(const Expr& body, Activation& act) {
       finish(EvalLeaf(e, act));
     }
   }
-  return act.memo.at(body.get());
-}
-
-RValue GraphInterpreter::EvalCall(const CallNode* call, Activation& act) {
-  if (const OpNode* op = call->op()) {
-    if (op->name == kCallTirOp) return Val(EvalCallTir(call, act));
-    return Val(EvalOpCall(call, op->def, act));
-  }
-  const RValue& callee = act.memo.at(call->callee.get());
-  if (!callee.func) TS_THROW(kType) << "cannot call a value that is not a function";
-  std::vector<Value> args;
-  for (const Expr& a : call->args) args.push_back(ValueOf(a, act, "an argument"));
-  return Val(Call(callee.func, callee.name, args, callee.env));
+  return false;
 }
 
 Value GraphInterpreter::EvalOpCall(const CallNode* call, const OpDef* def, Activation& act) {
@@ -355,7 +395,7 @@ Value Evaluate(const IRModule& mod, const std::string& func_name, const std::vec
                       << DescribeType(want) << " but got " << DescribeValue(args[i]);
   }
   GraphInterpreter interp(typed);
-  return interp.Call(fn.get(), "@" + func_name, args, nullptr);
+  return interp.Call(fn.get(), "@" + func_name, args);
 }
 
 Value RunMain(const IRModule& mod, const std::map<std::string, NDArray>& inputs) {

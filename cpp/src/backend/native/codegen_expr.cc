@@ -128,17 +128,147 @@ std::string FloatIntrinsic(const std::string& name, bool f64, const std::string&
 }  // namespace
 
 KernelEmitter::DepthGuard::DepthGuard(KernelEmitter* e) : e_(e) {
-  if (++e_->depth_ > kMaxDepth)
-    TS_THROW(kUnsupported) << e_->ctx_ << "IR nested deeper than " << kMaxDepth
-                           << " levels; the C generator does not support it";
+  if (++e_->depth_ > kMaxDepth) e_->ThrowTooDeep();
+}
+
+void KernelEmitter::ThrowTooDeep() const {
+  TS_THROW(kUnsupported) << ctx_ << "IR nested deeper than " << kMaxDepth
+                         << " levels; the C generator does not support it";
 }
 
 std::string KernelEmitter::Value(const PrimExpr& e) {
-  DepthGuard guard(this);
-  return ValueImpl(e);
+  return EmitExpr(e, ExprMode::kValue);
 }
 
-std::string KernelEmitter::ValueImpl(const PrimExpr& e) {
+std::string KernelEmitter::Index(const PrimExpr& e) {
+  return EmitExpr(e, ExprMode::kIndex);
+}
+
+// Expressions are emitted by a post-order walk over an explicit stack: each task first
+// lists the operand strings it needs (ExprNeeds), then builds its own string from them
+// (ExprCombine). Nesting depth therefore costs heap, never native stack; the depth limit
+// only protects the C compiler that reads the result.
+std::string KernelEmitter::EmitExpr(const PrimExpr& root, ExprMode mode) {
+  struct Task {
+    const PrimExpr* e;
+    ExprMode mode;
+    std::vector<ExprNeed> needs;
+    std::vector<std::string> done;
+  };
+  std::vector<Task> stack;
+  auto push = [&](const PrimExpr* e, ExprMode m) {
+    if (depth_ + static_cast<int>(stack.size()) + 1 > kMaxDepth) ThrowTooDeep();
+    Task t{e, m, {}, {}};
+    ExprNeeds(*e, m, &t.needs);
+    stack.push_back(std::move(t));
+  };
+  push(&root, mode);
+  std::string result;
+  while (true) {
+    Task& top = stack.back();
+    if (top.done.size() < top.needs.size()) {
+      ExprNeed need = top.needs[top.done.size()];
+      push(need.e, need.mode);  // invalidates `top`
+      continue;
+    }
+    std::string s = ExprCombine(*top.e, top.mode, top.done);
+    stack.pop_back();
+    if (stack.empty()) return s;
+    stack.back().done.push_back(std::move(s));
+  }
+}
+
+namespace {
+
+bool IndexCastIsExact(const tir::CastNode* cast) {
+  // Widening integer casts do not change an index; narrowing ones wrap.
+  DType from = cast->value->dtype;
+  return (IsInteger(from) && cast->dtype == DType::kInt64) ||
+         (from == DType::kInt32 && cast->dtype == DType::kInt32);
+}
+
+/// True when an int32/int64 binary index expression is emitted from the index forms of
+/// its operands (else it is emitted through its exact value form).
+bool IndexArithmetic(const BinaryNode* n) {
+  if (n->dtype != DType::kInt32 && n->dtype != DType::kInt64) return false;
+  switch (n->op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+    case BinaryOp::kMul:
+    case BinaryOp::kMin:
+    case BinaryOp::kMax:
+      return true;
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod: {
+      const auto* ib = n->b.as<tir::IntImmNode>();
+      int64_t bv = ib ? WrapInt(n->b->dtype, ib->value) : 0;
+      return ib && bv != 0 && bv != -1;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void KernelEmitter::ExprNeeds(const PrimExpr& e, ExprMode mode, std::vector<ExprNeed>* needs) {
+  auto value = [&](const PrimExpr& x) { needs->push_back({&x, ExprMode::kValue}); };
+  auto index = [&](const PrimExpr& x) { needs->push_back({&x, ExprMode::kIndex}); };
+  if (mode == ExprMode::kIndex) {
+    if (!IsIntLike(e->dtype)) TS_THROW(kType) << ctx_ << "an index or loop bound is a float";
+    if (e.as<tir::IntImmNode>() || e.as<tir::VarNode>()) return;
+    if (const auto* cast = e.as<tir::CastNode>()) {
+      if (IndexCastIsExact(cast)) return index(cast->value);
+      return value(e);
+    }
+    const auto* n = e.as<BinaryNode>();
+    // int32/int64 index arithmetic is done in int64 without wrap-around (in-bounds indices
+    // never overflow); narrower types keep their exact wrapping value semantics.
+    if (n && IndexArithmetic(n)) {
+      index(n->a);
+      return index(n->b);
+    }
+    return value(e);
+  }
+  switch (e->type_index()) {
+    case TypeIndex::kBinary: {
+      const auto* n = static_cast<const BinaryNode*>(e.get());
+      value(n->a);
+      return value(n->b);
+    }
+    case TypeIndex::kNot:
+      return value(static_cast<const tir::NotNode*>(e.get())->a);
+    case TypeIndex::kSelect: {
+      const auto* n = static_cast<const tir::SelectNode*>(e.get());
+      value(n->cond);
+      value(n->true_value);
+      return value(n->false_value);
+    }
+    case TypeIndex::kCast:
+      return value(static_cast<const tir::CastNode*>(e.get())->value);
+    case TypeIndex::kBufferLoad: {
+      const auto* n = static_cast<const tir::BufferLoadNode*>(e.get());
+      CheckRank(n->buffer.get(), n->indices);
+      for (const PrimExpr& idx : n->indices)
+        if (!idx.as<tir::IntImmNode>()) index(idx);
+      return;
+    }
+    case TypeIndex::kIntrinsic: {
+      const auto* n = static_cast<const tir::IntrinsicNode*>(e.get());
+      if (n->args.empty())
+        TS_THROW(kType) << ctx_ << "intrinsic '" << n->name << "' without arguments";
+      value(n->args[0]);
+      if (n->args.size() > 1) value(n->args[1]);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+std::string KernelEmitter::ExprCombine(const PrimExpr& e, ExprMode mode,
+                                       const std::vector<std::string>& r) {
+  if (mode == ExprMode::kIndex) return IndexCombine(e, r);
   switch (e->type_index()) {
     case TypeIndex::kIntImm:
       return IntLiteral(e->dtype, static_cast<const tir::IntImmNode*>(e.get())->value);
@@ -151,22 +281,19 @@ std::string KernelEmitter::ValueImpl(const PrimExpr& e) {
       return Wrap(e->dtype, name);
     }
     case TypeIndex::kBinary:
-      return BinaryValue(static_cast<const BinaryNode*>(e.get()));
+      return BinaryValue(static_cast<const BinaryNode*>(e.get()), r[0], r[1]);
     case TypeIndex::kNot:
-      return "(!" + Value(static_cast<const tir::NotNode*>(e.get())->a) + ")";
-    case TypeIndex::kSelect: {
-      const auto* n = static_cast<const tir::SelectNode*>(e.get());
-      return "(" + Value(n->cond) + " ? " + Value(n->true_value) + " : " + Value(n->false_value) +
-             ")";
-    }
+      return "(!" + r[0] + ")";
+    case TypeIndex::kSelect:
+      return "(" + r[0] + " ? " + r[1] + " : " + r[2] + ")";
     case TypeIndex::kCast: {
       const auto* n = static_cast<const tir::CastNode*>(e.get());
-      return CastValue(n->dtype, n->value);
+      return CastValue(n->dtype, n->value->dtype, r[0]);
     }
     case TypeIndex::kBufferLoad: {
       const auto* n = static_cast<const tir::BufferLoadNode*>(e.get());
-      std::string at =
-          Buf(n->buffer.get(), "load").name + "[" + Offset(n->buffer.get(), n->indices) + "]";
+      std::string at = Buf(n->buffer.get(), "load").name + "[" +
+                       JoinOffset(n->buffer.get(), n->indices, r) + "]";
       switch (n->buffer->dtype) {
         case DType::kFloat16:
           return "ts_h2f(" + at + ")";
@@ -179,14 +306,15 @@ std::string KernelEmitter::ValueImpl(const PrimExpr& e) {
       }
     }
     case TypeIndex::kIntrinsic:
-      return IntrinsicValue(static_cast<const tir::IntrinsicNode*>(e.get()));
+      return IntrinsicValue(static_cast<const tir::IntrinsicNode*>(e.get()), r[0],
+                            r.size() > 1 ? r[1] : "");
     default:
       TS_THROW(kInternal) << ctx_ << "unknown scalar expression";
   }
 }
 
-std::string KernelEmitter::BinaryValue(const BinaryNode* n) {
-  std::string a = Value(n->a), b = Value(n->b);
+std::string KernelEmitter::BinaryValue(const BinaryNode* n, const std::string& a,
+                                       const std::string& b) {
   DType operand = n->a->dtype;
   auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
   switch (n->op) {
@@ -267,12 +395,10 @@ std::string KernelEmitter::BinaryValue(const BinaryNode* n) {
   }
 }
 
-std::string KernelEmitter::IntrinsicValue(const tir::IntrinsicNode* n) {
+std::string KernelEmitter::IntrinsicValue(const tir::IntrinsicNode* n, const std::string& x,
+                                          const std::string& y) {
   const std::string& name = n->name;
-  if (n->args.empty()) TS_THROW(kType) << ctx_ << "intrinsic '" << name << "' without arguments";
   DType arg = n->args[0]->dtype;
-  std::string x = Value(n->args[0]);
-  std::string y = n->args.size() > 1 ? Value(n->args[1]) : "";
   if (name == "isnan") return IsFloat(arg) ? "(__builtin_isnan(" + x + ") != 0)" : "0";
   if (IsFloat(arg)) {
     std::string r = FloatIntrinsic(name, arg == DType::kFloat64, x, y);
@@ -291,9 +417,7 @@ std::string KernelEmitter::IntrinsicValue(const tir::IntrinsicNode* n) {
   return Wrap(out, "ts_f2i(" + r + ")");
 }
 
-std::string KernelEmitter::CastValue(DType to, const PrimExpr& value) {
-  DType from = value->dtype;
-  std::string x = Value(value);
+std::string KernelEmitter::CastValue(DType to, DType from, const std::string& x) {
   if (from == to) return x;
   switch (to) {
     case DType::kFloat32:
@@ -313,29 +437,13 @@ std::string KernelEmitter::CastValue(DType to, const PrimExpr& value) {
   }
 }
 
-std::string KernelEmitter::Index(const PrimExpr& e) {
-  DepthGuard guard(this);
-  return IndexImpl(e);
-}
-
-std::string KernelEmitter::IndexImpl(const PrimExpr& e) {
-  if (!IsIntLike(e->dtype)) TS_THROW(kType) << ctx_ << "an index or loop bound is a float";
+std::string KernelEmitter::IndexCombine(const PrimExpr& e, const std::vector<std::string>& r) {
   if (const auto* imm = e.as<tir::IntImmNode>()) return Int64Literal(WrapInt(e->dtype, imm->value));
   if (const auto* var = e.as<tir::VarNode>()) return VarName(var);
-  if (const auto* cast = e.as<tir::CastNode>()) {
-    // Widening integer casts do not change an index; narrowing ones wrap.
-    DType from = cast->value->dtype;
-    bool widening = IsInteger(from) && cast->dtype == DType::kInt64;
-    if (widening || (from == DType::kInt32 && cast->dtype == DType::kInt32))
-      return Index(cast->value);
-    return "((int64_t)" + Value(e) + ")";
-  }
+  if (const auto* cast = e.as<tir::CastNode>(); cast && IndexCastIsExact(cast)) return r[0];
   const auto* n = e.as<BinaryNode>();
-  // int32/int64 index arithmetic is done in int64 without wrap-around (in-bounds indices
-  // never overflow); narrower types keep their exact wrapping value semantics.
-  if (!n || (n->dtype != DType::kInt32 && n->dtype != DType::kInt64))
-    return "((int64_t)" + Value(e) + ")";
-  std::string a = Index(n->a), b = Index(n->b);
+  if (!n || !IndexArithmetic(n)) return "((int64_t)" + r[0] + ")";  // r[0]: the value form
+  const std::string &a = r[0], &b = r[1];
   const auto* ia = n->a.as<tir::IntImmNode>();
   const auto* ib = n->b.as<tir::IntImmNode>();
   int64_t bv = ib ? WrapInt(n->b->dtype, ib->value) : 0;
@@ -346,8 +454,8 @@ std::string KernelEmitter::IndexImpl(const PrimExpr& e) {
       if (ia && ib) {  // fold: two C int literals could overflow int
         uint64_t x = static_cast<uint64_t>(WrapInt(n->a->dtype, ia->value)),
                  y = static_cast<uint64_t>(bv);
-        uint64_t r = n->op == BinaryOp::kAdd ? x + y : n->op == BinaryOp::kSub ? x - y : x * y;
-        return Int64Literal(WrapInt(n->dtype, static_cast<int64_t>(r)));
+        uint64_t v = n->op == BinaryOp::kAdd ? x + y : n->op == BinaryOp::kSub ? x - y : x * y;
+        return Int64Literal(WrapInt(n->dtype, static_cast<int64_t>(v)));
       }
       const char* op = n->op == BinaryOp::kAdd ? " + " : n->op == BinaryOp::kSub ? " - " : " * ";
       // An int64 operand first keeps the whole expression in int64.
@@ -355,36 +463,46 @@ std::string KernelEmitter::IndexImpl(const PrimExpr& e) {
       return "(" + a + op + b + ")";
     }
     case BinaryOp::kFloorDiv:
+      return "ts_floordiv_c(" + a + ", " + b + ")";
     case BinaryOp::kFloorMod:
-      if (ib && bv != 0 && bv != -1)
-        return std::string(n->op == BinaryOp::kFloorDiv ? "ts_floordiv_c(" : "ts_floormod_c(") + a +
-               ", " + b + ")";
-      return "((int64_t)" + Value(e) + ")";
+      return "ts_floormod_c(" + a + ", " + b + ")";
     case BinaryOp::kMin:
       return "ts_min_i64(" + a + ", " + b + ")";
-    case BinaryOp::kMax:
+    default:  // kMax
       return "ts_max_i64(" + a + ", " + b + ")";
-    default:
-      return "((int64_t)" + Value(e) + ")";
   }
+}
+
+void KernelEmitter::CheckRank(const tir::BufferNode* buffer, const std::vector<PrimExpr>& indices) {
+  if (indices.size() != buffer->shape.size())
+    TS_THROW(kType) << ctx_ << "access of buffer '" << buffer->name << "' of rank "
+                    << buffer->shape.size() << " with " << indices.size() << " indices";
 }
 
 std::string KernelEmitter::Offset(const tir::BufferNode* buffer,
                                   const std::vector<PrimExpr>& indices) {
+  CheckRank(buffer, indices);
+  std::vector<std::string> index_forms;
+  for (const PrimExpr& idx : indices)
+    if (!idx.as<tir::IntImmNode>()) index_forms.push_back(Index(idx));
+  return JoinOffset(buffer, indices, index_forms);
+}
+
+std::string KernelEmitter::JoinOffset(const tir::BufferNode* buffer,
+                                      const std::vector<PrimExpr>& indices,
+                                      const std::vector<std::string>& index_forms) {
   const auto& shape = buffer->shape;
-  if (indices.size() != shape.size())
-    TS_THROW(kType) << ctx_ << "access of buffer '" << buffer->name << "' of rank " << shape.size()
-                    << " with " << indices.size() << " indices";
   std::string sum;
   int64_t stride = 1;
   std::vector<std::string> terms(indices.size());
+  size_t next_form = index_forms.size();  // non-constant indices' forms, in order
   for (size_t d = indices.size(); d-- > 0;) {
     const auto* imm = indices[d].as<tir::IntImmNode>();
     if (imm && imm->value == 0) {
     } else if (imm) {
       terms[d] = Int64Literal(WrapInt(indices[d]->dtype, imm->value) * stride);
     } else {
-      std::string idx = Index(indices[d]);
+      const std::string& idx = index_forms[--next_form];
       terms[d] = stride == 1 ? idx : idx + " * " + Int64Literal(stride);
     }
     stride *= shape[d];

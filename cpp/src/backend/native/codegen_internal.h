@@ -13,7 +13,8 @@
 
 namespace tessera::native::detail {
 
-/// Deepest expression/statement nesting the emitter accepts (it recurses).
+/// Deepest expression/statement nesting the emitter accepts: statements recurse, and
+/// deeper C would strain the C compiler that reads it.
 constexpr int kMaxDepth = 2000;
 /// Allocations up to this many bytes live on the stack; larger ones on the heap.
 constexpr int64_t kStackAllocBytes = 8192;
@@ -58,11 +59,30 @@ class KernelEmitter {
 
  private:
   friend class VectorEmitter;
-  std::string ValueImpl(const tir::PrimExpr& e);
-  std::string BinaryValue(const tir::BinaryNode* n);
-  std::string IntrinsicValue(const tir::IntrinsicNode* n);
-  std::string CastValue(DType to, const tir::PrimExpr& value);
-  std::string IndexImpl(const tir::PrimExpr& e);
+  /// Which C form of an expression is wanted.
+  enum class ExprMode { kValue, kIndex };
+  /// An operand whose C form an expression's own form is built from.
+  struct ExprNeed {
+    const tir::PrimExpr* e;
+    ExprMode mode;
+  };
+  /// `e` in `mode`, emitted without native recursion (see codegen_expr.cc).
+  std::string EmitExpr(const tir::PrimExpr& e, ExprMode mode);
+  /// Appends the operands (in order) whose forms `e` in `mode` is built from.
+  void ExprNeeds(const tir::PrimExpr& e, ExprMode mode, std::vector<ExprNeed>* needs);
+  /// The form of `e` in `mode` given the forms of its ExprNeeds.
+  std::string ExprCombine(const tir::PrimExpr& e, ExprMode mode, const std::vector<std::string>& r);
+  std::string IndexCombine(const tir::PrimExpr& e, const std::vector<std::string>& r);
+  std::string BinaryValue(const tir::BinaryNode* n, const std::string& a, const std::string& b);
+  std::string IntrinsicValue(const tir::IntrinsicNode* n, const std::string& x,
+                             const std::string& y);
+  std::string CastValue(DType to, DType from, const std::string& x);
+  /// Throws unless `indices` has one index per dimension of `buffer`.
+  void CheckRank(const tir::BufferNode* buffer, const std::vector<tir::PrimExpr>& indices);
+  /// The row-major offset from the index forms of the non-constant `indices`, in order.
+  std::string JoinOffset(const tir::BufferNode* buffer, const std::vector<tir::PrimExpr>& indices,
+                         const std::vector<std::string>& index_forms);
+  [[noreturn]] void ThrowTooDeep() const;
 
   // ---- statements (codegen_stmt.cc) ----
   void EmitStmt(const tir::Stmt& s);
