@@ -60,6 +60,12 @@ NDArray NDArrayFromPy(py::handle array, const std::string& what, bool copy);
 /// NumPy dtype and is converted to a float32 copy.
 py::object NDArrayToPy(const NDArray& array, bool writeable);
 
+/// True for a DLPack capsule or an object with __dlpack__ (a torch tensor, ...).
+bool HasDLPack(py::handle obj);
+/// Zero-copy NDArray over a DLPack capsule or an object's __dlpack__() (kept alive until
+/// the last NDArray copy is gone); errors name `what`.
+NDArray NDArrayFromDLPack(py::handle obj, const std::string& what);
+
 /// Raises TesseraConfigError (TesseraNotFoundError and AttributeError) carrying `e`.
 [[noreturn]] void RaiseConfigError(const Error& e);
 
@@ -70,6 +76,7 @@ void BindIRModule(py::module_& m);
 void BindOp(py::module_& m);
 void BindTransform(py::module_& m);
 void BindInstrument(py::module_& m);
+void BindNDArray(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
 

@@ -10,6 +10,7 @@ PYBIND11_MODULE(_core, m) {
   BindOp(m);
   BindTransform(m);
   BindInstrument(m);
+  BindNDArray(m);
   BindRuntime(m);
   BindBuild(m);
 }

@@ -32,9 +32,11 @@ std::map<std::string, NDArray> InputsFromPy(const py::dict& inputs) {
   return arrays;
 }
 
-py::list OutputsToPy(const std::vector<NDArray>& outputs) {
+/// NumPy arrays, or tessera NDArrays with `as_ndarray`.
+py::list OutputsToPy(const std::vector<NDArray>& outputs, bool as_ndarray) {
   py::list out;
-  for (const NDArray& a : outputs) out.append(NDArrayToPy(a, /*writeable=*/true));
+  for (const NDArray& a : outputs)
+    out.append(as_ndarray ? py::cast(a) : NDArrayToPy(a, /*writeable=*/true));
   return out;
 }
 
@@ -46,13 +48,13 @@ void BindBuild(py::module_& m) {
                              [](const PyExecutable& e) { return e.exe->input_names(); })
       .def_property_readonly("num_outputs",
                              [](const PyExecutable& e) { return e.exe->output_slots().size(); })
-      .def_property_readonly("returns_tuple",
-                             [](const PyExecutable& e) {
-                               const Function& main = e.exe->main();
-                               Type t = main->ret_type.defined() ? main->ret_type
-                                                                 : main->body->checked_type_or_null();
-                               return t.defined() && t.as<TupleTypeNode>() != nullptr;
-                             })
+      .def_property_readonly(
+          "returns_tuple",
+          [](const PyExecutable& e) {
+            const Function& main = e.exe->main();
+            Type t = main->ret_type.defined() ? main->ret_type : main->body->checked_type_or_null();
+            return t.defined() && t.as<TupleTypeNode>() != nullptr;
+          })
       .def_property_readonly("num_threads",
                              [](const PyExecutable& e) { return e.executor->pool().num_threads(); })
       .def_property_readonly("kernels",
@@ -79,16 +81,18 @@ void BindBuild(py::module_& m) {
              if (!native) return py::none();
              return py::str(native->source());
            })
-      .def("run",
-           [](PyExecutable& e, py::dict inputs) {
-             std::map<std::string, NDArray> arrays = InputsFromPy(inputs);
-             std::vector<NDArray> outputs;
-             {
-               py::gil_scoped_release release;
-               outputs = e.executor->Run(arrays);
-             }
-             return OutputsToPy(outputs);
-           })
+      .def(
+          "run",
+          [](PyExecutable& e, py::dict inputs, bool as_ndarray) {
+            std::map<std::string, NDArray> arrays = InputsFromPy(inputs);
+            std::vector<NDArray> outputs;
+            {
+              py::gil_scoped_release release;
+              outputs = e.executor->Run(arrays);
+            }
+            return OutputsToPy(outputs, as_ndarray);
+          },
+          py::arg("inputs"), py::arg("as_ndarray") = false)
       .def("benchmark",
            [](PyExecutable& e, py::dict inputs, int warmup, int repeat) {
              if (warmup < 0 || repeat < 1)

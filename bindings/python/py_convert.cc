@@ -105,8 +105,19 @@ py::dict AttrsToPy(const Attrs& attrs) {
 }
 
 NDArray NDArrayFromPy(py::handle obj, const std::string& what, bool copy) {
-  if (!py::isinstance<py::array>(obj))
-    TS_THROW(kType) << what << ": expected a numpy.ndarray, got a " << TypeName(obj);
+  if (py::isinstance<NDArray>(obj)) {
+    const NDArray& a = obj.cast<const NDArray&>();
+    return copy ? a.Copy() : a;
+  }
+  if (!py::isinstance<py::array>(obj)) {
+    // Any other tensor (PyTorch, ...) comes in zero-copy through DLPack.
+    if (HasDLPack(obj)) {
+      NDArray a = NDArrayFromDLPack(obj, what);
+      return copy ? a.Copy() : a;
+    }
+    TS_THROW(kType) << what << ": expected a numpy.ndarray or a tensor with __dlpack__, got a "
+                    << TypeName(obj);
+  }
   auto array = py::reinterpret_borrow<py::array>(obj);
   std::string dtype_name = array.dtype().attr("name").cast<std::string>();
   std::optional<DType> dtype = ParseDType(dtype_name);

@@ -362,6 +362,18 @@ void TsTensorDestroy(TsTensor tensor) {
   delete tensor;
 }
 
+TsStatus TsTensorFromDLPack(DLManagedTensor* managed, TsTensor* out) {
+  TS_REQUIRE(managed);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = new TsTensor_{tessera::NDArray::FromDLPack(managed)}; });
+}
+
+TsStatus TsTensorToDLPack(TsTensor tensor, DLManagedTensor** out) {
+  TS_REQUIRE(tensor);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = tensor->array.ToDLPack(); });
+}
+
 TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsTensor* inputs,
                          size_t num_inputs, TsTensor* outputs, size_t max_outputs,
                          size_t* num_outputs) {

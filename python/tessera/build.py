@@ -1,5 +1,7 @@
 """Compiling modules for targets and running the result: ``tessera.build`` and
-``tessera.load`` return an :class:`Executable` that takes and returns NumPy arrays."""
+``tessera.load`` return an :class:`Executable` that takes NumPy arrays or any DLPack
+tensor (PyTorch, ``tessera.nd.NDArray``) and returns NumPy arrays (or, with
+``run_ndarray``, ``tessera.nd.NDArray``)."""
 import os
 
 from . import _core
@@ -70,13 +72,22 @@ class Executable:
         return inputs
 
     def run(self, *args, **kwargs):
-        """Runs the model on NumPy arrays (by parameter name or position)."""
-        outputs = self._core.run(self._inputs(args, kwargs))
+        """Runs the model on NumPy arrays or DLPack tensors such as PyTorch's (by parameter
+        name or position; C-contiguous CPU inputs are used without copies)."""
+        return self._result(self._core.run(self._inputs(args, kwargs), False))
+
+    __call__ = run
+
+    def run_ndarray(self, *args, **kwargs):
+        """Like :meth:`run`, but the outputs are :class:`tessera.nd.NDArray` (zero-copy
+        DLPack producers: ``torch.from_dlpack(y)``, ``numpy.from_dlpack(y)``), which also
+        keep bfloat16 outputs exact."""
+        return self._result(self._core.run(self._inputs(args, kwargs), True))
+
+    def _result(self, outputs):
         if self._core.returns_tuple or len(outputs) != 1:
             return tuple(outputs)
         return outputs[0]
-
-    __call__ = run
 
     def benchmark(self, *args, warmup=3, repeat=10, **kwargs):
         """Times whole runs: a dict with median_ms, p90_ms, min_ms, mean_ms, repeat."""

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dlpack/dlpack.h>
+
 #include "tessera/c_api.h"
 
 static int passed = 0, failed = 0;
@@ -407,11 +409,120 @@ static void test_target_errors(void) {
   TsTargetDestroy(NULL);
 }
 
+/* A DLManagedTensor over caller memory whose deleter counts its calls. */
+static int deleter_calls = 0;
+static void count_deleter(DLManagedTensor* self) {
+  (void)self;
+  ++deleter_calls;
+}
+
+static DLManagedTensor dl_tensor(void* data, int64_t* shape, int ndim, uint64_t byte_offset) {
+  DLManagedTensor m;
+  memset(&m, 0, sizeof m);
+  m.dl_tensor.data = data;
+  m.dl_tensor.device.device_type = kDLCPU;
+  m.dl_tensor.ndim = ndim;
+  m.dl_tensor.dtype.code = kDLFloat;
+  m.dl_tensor.dtype.bits = 32;
+  m.dl_tensor.dtype.lanes = 1;
+  m.dl_tensor.shape = shape;
+  m.dl_tensor.byte_offset = byte_offset;
+  m.deleter = count_deleter;
+  return m;
+}
+
+static void test_dlpack(void) {
+  TsModule mod = NULL;
+  CHECK(TsModuleParse(kModel, (size_t)-1, &mod) == TS_OK);
+  if (!mod) return;
+  /* Import: x starts one float into the buffer (byte_offset), b has explicit strides. */
+  float xbuf[7] = {99, -1, 2, -3, 4, -5, 6};
+  float b[3] = {0.5f, 0.5f, 0.5f};
+  int64_t xs[2] = {2, 3}, bs[1] = {3}, bstrides[1] = {1};
+  DLManagedTensor xm = dl_tensor(xbuf, xs, 2, sizeof(float));
+  DLManagedTensor bm = dl_tensor(b, bs, 1, 0);
+  bm.dl_tensor.strides = bstrides;
+  TsTensor inputs[2] = {NULL, NULL};
+  deleter_calls = 0;
+  CHECK(TsTensorFromDLPack(&xm, &inputs[0]) == TS_OK);
+  CHECK(TsTensorFromDLPack(&bm, &inputs[1]) == TS_OK);
+  void* xdata = NULL;
+  CHECK(TsTensorGetInfo(inputs[0], &xdata, NULL, NULL, NULL) == TS_OK);
+  CHECK(xdata == (void*)&xbuf[1]); /* zero-copy */
+  const char* names[2] = {"x", "b"};
+  TsTensor out[1] = {NULL};
+  size_t num_out = 0;
+  CHECK(TsModuleRunMain(mod, names, inputs, 2, out, 1, &num_out) == TS_OK);
+  if (num_out == 1) {
+    /* Export the result and read it through DLPack alone. */
+    DLManagedTensor* exported = NULL;
+    CHECK(TsTensorToDLPack(out[0], &exported) == TS_OK);
+    TsTensorDestroy(out[0]); /* the export keeps the memory alive */
+    if (exported) {
+      const DLTensor* t = &exported->dl_tensor;
+      CHECK(t->device.device_type == kDLCPU && t->ndim == 2 && t->shape[0] == 2 &&
+            t->shape[1] == 3 && t->strides[0] == 3 && t->strides[1] == 1);
+      CHECK(t->dtype.code == kDLFloat && t->dtype.bits == 32 && t->dtype.lanes == 1);
+      const float want[6] = {0, 2.5f, 0, 4.5f, 0, 6.5f};
+      const float* y = (const float*)((const char*)t->data + t->byte_offset);
+      int ok = 1;
+      for (int i = 0; i < 6; ++i) ok &= fabsf(y[i] - want[i]) < 1e-6f;
+      CHECK(ok);
+      exported->deleter(exported);
+    }
+  }
+  CHECK(deleter_calls == 0); /* the inputs are still alive */
+  TsTensorDestroy(inputs[0]);
+  TsTensorDestroy(inputs[1]);
+  CHECK(deleter_calls == 2); /* once each */
+
+  /* Refused tensors stay with the caller: no deleter call, a message naming the problem. */
+  float data[6] = {0};
+  int64_t shape[2] = {2, 3}, strides[2] = {1, 2};
+  TsTensor t = NULL;
+  DLManagedTensor gpu = dl_tensor(data, shape, 2, 0);
+  gpu.dl_tensor.device.device_type = kDLCUDA;
+  CHECK(TsTensorFromDLPack(&gpu, &t) == TS_ERROR_UNSUPPORTED);
+  CHECK(strstr(TsGetLastError(), "CUDA") != NULL);
+  DLManagedTensor strided = dl_tensor(data, shape, 2, 0);
+  strided.dl_tensor.strides = strides;
+  CHECK(TsTensorFromDLPack(&strided, &t) == TS_ERROR_UNSUPPORTED);
+  CHECK(strstr(TsGetLastError(), "strides [1, 2]") != NULL);
+  DLManagedTensor vec = dl_tensor(data, shape, 2, 0);
+  vec.dl_tensor.dtype.lanes = 2;
+  CHECK(TsTensorFromDLPack(&vec, &t) == TS_ERROR_TYPE);
+  CHECK(strstr(TsGetLastError(), "lanes") != NULL);
+  DLManagedTensor cplx = dl_tensor(data, shape, 2, 0);
+  cplx.dl_tensor.dtype.code = kDLComplex;
+  cplx.dl_tensor.dtype.bits = 64;
+  CHECK(TsTensorFromDLPack(&cplx, &t) == TS_ERROR_TYPE);
+  CHECK(strstr(TsGetLastError(), "complex64") != NULL);
+  CHECK(t == NULL && deleter_calls == 2);
+  CHECK(TsTensorFromDLPack(NULL, &t) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsTensorToDLPack(NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+
+  /* Round trip through DLPack: the same memory, freed by the last owner. */
+  TsTensor owned = NULL, back = NULL;
+  DLManagedTensor* managed = NULL;
+  CHECK(TsTensorCreate(shape, 2, kF32, &owned) == TS_OK);
+  CHECK(TsTensorToDLPack(owned, &managed) == TS_OK);
+  CHECK(TsTensorFromDLPack(managed, &back) == TS_OK);
+  void *a = NULL, *c = NULL;
+  TsTensorGetInfo(owned, &a, NULL, NULL, NULL);
+  TsTensorGetInfo(back, &c, NULL, NULL, NULL);
+  CHECK(a != NULL && a == c);
+  TsTensorDestroy(owned);
+  ((float*)c)[5] = 1.0f; /* still alive through `back` (ASan checks this) */
+  TsTensorDestroy(back);
+  TsModuleDestroy(mod);
+}
+
 int main(void) {
   test_parse_pipeline_run();
   test_bad_input();
   test_build_save_load();
   test_target_errors();
+  test_dlpack();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -112,6 +112,17 @@ TS_CAPI_EXPORT TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int6
 /** Releases a tensor (NULL is ignored). */
 TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
 
+/** DLPack's managed tensor; include <dlpack/dlpack.h> to use the DLPack functions. */
+struct DLManagedTensor;
+/** Zero-copy import of a DLPack tensor. On success `*out` owns `managed`: its deleter is
+ *  called once, when `*out` and every output aliasing it are destroyed. On failure (a
+ *  non-CPU device, non-compact strides, an unsupported dtype or lanes != 1; the message
+ *  says which) `managed` is untouched and still owned by the caller. */
+TS_CAPI_EXPORT TsStatus TsTensorFromDLPack(struct DLManagedTensor* managed, TsTensor* out);
+/** Zero-copy export: `*out` views the tensor's memory, which stays alive (also after
+ *  TsTensorDestroy) until the consumer calls `(*out)->deleter(*out)` exactly once. */
+TS_CAPI_EXPORT TsStatus TsTensorToDLPack(TsTensor tensor, struct DLManagedTensor** out);
+
 /* ---- Running ------------------------------------------------------------------------ */
 
 /** Evaluates @main with the reference interpreter. Inputs are given by parameter name.

@@ -8,6 +8,10 @@
 
 #include "tessera/ir/dtype.h"
 
+/// DLPack's managed tensor (<dlpack/dlpack.h>); declared here so that including
+/// ndarray.h does not pull in the DLPack header.
+struct DLManagedTensor;
+
 namespace tessera {
 
 /// A dense, row-major tensor. Copying an NDArray copies the handle, not the data:
@@ -27,6 +31,15 @@ class NDArray {
   static NDArray FromFloats(const std::vector<int64_t>& shape, const std::vector<float>& values);
   /// A scalar (rank-0) tensor holding `value` converted to `dtype`.
   static NDArray Scalar(double value, DType dtype);
+  /// Zero-copy import of a DLPack tensor: on success the NDArray owns `tensor` and calls
+  /// its deleter once, when the last copy (or view) is gone. Only CPU tensors that are
+  /// compact row-major (strides NULL or matching) with a Tessera dtype and lanes == 1
+  /// are accepted; otherwise a tessera::Error names the problem and `tensor` is left
+  /// untouched (still owned by the caller). Bool is DLPack code 6 (kDLBool, DLPack 0.8).
+  static NDArray FromDLPack(DLManagedTensor* tensor);
+  /// Zero-copy export as a DLPack tensor (CPU, compact strides, byte_offset 0). The
+  /// memory stays alive until the consumer calls the returned tensor's deleter.
+  DLManagedTensor* ToDLPack() const;
 
   bool defined() const { return data_ != nullptr || holder_ != nullptr; }
   void* data() const { return data_; }
