@@ -30,9 +30,10 @@ Expr End(Expr x, const std::string& compiler) {
 }
 
 bool IsCompute(const Expr& e) {
-  if (auto* call = e.as<CallNode>())
-    return !AnnotationCompiler(e, kBegin) && !AnnotationCompiler(e, kEnd) &&
-           !(call->op() && (call->op()->name == kBegin || call->op()->name == kEnd));
+  if (auto* call = e.as<CallNode>()) {
+    const OpNode* op = call->op();
+    return !op || (op->name != kBegin && op->name != kEnd);
+  }
   return e.as<TupleNode>() || e.as<TupleGetItemNode>();
 }
 
@@ -47,13 +48,6 @@ std::vector<Expr> Operands(const Expr& e) {
 int Regions::Find(int i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;
-}
-
-std::string Regions::RegionTarget(int i) {
-  int root = Find(i);
-  for (size_t k = 0; k < nodes.size(); ++k)
-    if (!target[k].empty() && Find(static_cast<int>(k)) == root) return target[k];
-  return "";
 }
 
 Regions AnalyseRegions(const Expr& body) {

@@ -38,8 +38,6 @@ struct Regions {
 
   int Find(int i);
   void Union(int a, int b) { parent[Find(a)] = Find(b); }
-  /// The compiler of the region of node i ("" for unannotated regions).
-  std::string RegionTarget(int i);
 };
 
 /// Analyses `body` (nested functions are leaves). Throws a value error when one region

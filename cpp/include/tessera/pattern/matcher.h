@@ -47,7 +47,7 @@ class DFPatternMatcher {
   struct TrailEntry {
     const DFPatternNode* pattern;
     Expr expr;
-    bool memoised;
+    bool memoised;  ///< false only for the nodes a dominator's path matched
   };
   bool Visit(const DFPatternNode* p, const Expr& e);
   bool VisitInner(const DFPatternNode* p, const Expr& e);
