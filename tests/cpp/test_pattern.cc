@@ -293,6 +293,16 @@ def @main(%x: Tensor[(4), float32]) {
   AssertStructuralEqual(out->body, MakeOpCall("nn.relu", {f->params[0]}));
 }
 
+TEST(PatternErrors, BadPatternsAndMissingGraphAreErrors) {
+  Expr body = Body(kConvBiasRelu);
+  DFPatternMatcher no_graph;
+  EXPECT_THROW(no_graph.Match(Dominates(Wildcard(), Wildcard(), Wildcard()), body), Error);
+  EXPECT_THROW(no_graph.Match(DFPattern(), body), Error);
+  EXPECT_THROW(IsTupleGetItem(Wildcard(), -2), Error);
+  EXPECT_THROW(Wildcard() | DFPattern(), Error);
+  EXPECT_THROW(PartitionPattern(Wildcard(), "", Main(kConvBiasRelu)), Error);
+}
+
 TEST(PatternPrint, ReadableText) {
   DFPattern conv = IsOp("nn.conv2d")({Wildcard(), IsConstant()});
   DFPattern p = (IsOp("nn.bias_add")({conv, Wildcard()}) | conv).HasAttr({{"groups", 1}});
