@@ -79,6 +79,7 @@ void BindInstrument(py::module_& m);
 void BindNDArray(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
+void BindPattern(py::module_& m);
 
 }  // namespace tessera::python
 

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_core, m) {
   BindNDArray(m);
   BindRuntime(m);
   BindBuild(m);
+  BindPattern(m);
 }

@@ -227,3 +227,27 @@ __all__ = [
     "Sequential", "module_pass", "function_pass", "parse_pipeline", "get_pass",
     "list_passes", "wrap_pass",
 ] + REGISTERED_PASSES
+
+
+# ---- BYOC passes taking pattern tables or compiler lists (tessera.pattern) ----------
+
+def _names(compilers):
+    return [compilers] if isinstance(compilers, str) else list(compilers)
+
+
+def MergeComposite(table="dnnl"):  # noqa: N802 - TVM's name
+    """Turns pattern-table matches into ``Composite`` functions. ``table`` is a compiler
+    name (or list of names) whose registered tables to use, or a list of
+    ``(label, pattern[, predicate])`` entries, as ``tessera.pattern.get_pattern_table``
+    returns."""
+    if isinstance(table, str) or (table and all(isinstance(t, str) for t in table)):
+        return wrap_pass(_core.merge_composite_compilers(_names(table)))
+    return wrap_pass(_core.merge_composite_table(list(table)))
+
+
+def AnnotateTarget(compilers="dnnl", include_non_call_ops=True):  # noqa: N802
+    """Annotates the calls ``compilers`` (a name or a list; first wins) support."""
+    return wrap_pass(_core.annotate_target(_names(compilers), include_non_call_ops))
+
+
+__all__ += ["MergeComposite", "AnnotateTarget"]

@@ -16,5 +16,7 @@ void RegisterTransformOps(OpRegistry& registry);
 void RegisterReduceOps(OpRegistry& registry);
 /// call_tir, the destination-passing call into a PrimFunc.
 void RegisterCallTir(OpRegistry& registry);
+/// annotation.compiler_begin / compiler_end, the BYOC region markers.
+void RegisterAnnotationOps(OpRegistry& registry);
 
 }  // namespace tessera::op_defs

@@ -37,6 +37,7 @@ OpRegistry& OpRegistry::Global() {
     op_defs::RegisterTransformOps(*r);
     op_defs::RegisterReduceOps(*r);
     op_defs::RegisterCallTir(*r);
+    op_defs::RegisterAnnotationOps(*r);
     return r;
   }();
   return *registry;

@@ -130,6 +130,9 @@ void RegisterUnaryMath(ComputeRegistry& r) {
                return MakeSelect(MakeBinary(BinaryOp::kLT, x, zero), zero, x);
              }));
   r.Register("copy", Unary([](const PrimExpr& x) { return x; }));
+  // BYOC region markers (normally gone after PartitionGraph) compute the identity.
+  r.Register("annotation.compiler_begin", Unary([](const PrimExpr& x) { return x; }));
+  r.Register("annotation.compiler_end", Unary([](const PrimExpr& x) { return x; }));
 }
 
 void RegisterParamUnary(ComputeRegistry& r) {
