@@ -2,6 +2,7 @@
 #include "tessera/backend/build.h"
 
 #include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/target/backend_registry.h"
@@ -33,11 +34,49 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
                      << backend.name << "' compiles only the partitions offloaded to it";
   IRModule lowered = LowerForBuild(mod);
   std::vector<std::string> symbols;
-  for (const auto& [name, func] : lowered.functions())
-    if (func.as<tir::PrimFuncNode>()) symbols.push_back(GlobalSymbolOf(name, func.get()));
+  std::vector<std::pair<std::string, const tir::PrimFuncNode*>> stubs;
+  for (const auto& [name, func] : lowered.functions()) {
+    const auto* pf = func.as<tir::PrimFuncNode>();
+    if (!pf) continue;
+    if (pf->attrs.Has(kExternFunctionAttr))
+      stubs.emplace_back(name, pf);
+    else
+      symbols.push_back(GlobalSymbolOf(name, func.get()));
+  }
   LogDebug("build: " + std::to_string(symbols.size()) + " kernel(s) for target '" +
-           host.ToString() + "'");
+           host.ToString() + "', " + std::to_string(stubs.size()) + " offloaded");
   runtime::Module kernels = backend.codegen(lowered, symbols, host);
+  for (const auto& [name, stub] : stubs) {
+    std::string fn_name = stub->attrs.Find(kExternFunctionAttr)->AsString();
+    const AttrValue* compiler = stub->attrs.Find(attr::kCompiler);
+    std::string kind = compiler && compiler->is_string() ? compiler->AsString() : "";
+    const Backend* ext = BackendRegistry::Global().Find(kind);
+    if (!ext || !ext->external_codegen) {
+      std::string have;
+      for (const std::string& n : BackendRegistry::Global().Names()) {
+        const Backend* b = BackendRegistry::Global().Find(n);
+        if (b && b->external_codegen) have += (have.empty() ? "" : ", ") + n;
+      }
+      TS_THROW(kUnsupported) << "function @" << fn_name << " has Compiler=\"" << kind
+                             << "\" but this build has no such external backend (available: "
+                             << (have.empty() ? "none" : have)
+                             << "; oneDNN and BLAS need TESSERA_WITH_DNNL / TESSERA_WITH_BLAS)";
+    }
+    // The partition's backend runs it with the host target's options (threads).
+    Target ext_target(kind);
+    if (host.HasAttr("num_threads") && ext_target.HasAttr("num_threads"))
+      ext_target.Set("num_threads", std::to_string(host.GetInt("num_threads")));
+    for (const Target& t : targets)
+      if (t.kind() == kind) ext_target = t;
+    std::string symbol = GlobalSymbolOf(name, stub);
+    runtime::Module m;
+    try {
+      m = ext->external_codegen(lowered.LookupFunction(fn_name), symbol, ext_target);
+    } catch (const Error& err) {
+      throw Error(err.kind(), "backend '" + kind + "' compiling @" + fn_name + ": " + err.what());
+    }
+    kernels->imports.push_back(std::move(m));
+  }
   return runtime::Executable::Create(lowered, std::move(kernels));
 }
 

@@ -21,6 +21,12 @@ namespace tessera {
 using Codegen = std::function<runtime::Module(
     const IRModule& lowered, const std::vector<std::string>& symbols, const Target& target)>;
 
+/// Compiles one partition offloaded to an external library: `func` is a graph function
+/// with attr `Compiler` naming the backend (typed, its constants inside); the module it
+/// returns exports `symbol` with the kernel ABI (buffers: the params, then the outputs).
+using ExternalCodegen = std::function<runtime::Module(
+    const Function& func, const std::string& symbol, const Target& target)>;
+
 /// One backend: a target kind with its option schema, codegen and loader.
 struct Backend {
   std::string name;
@@ -28,6 +34,8 @@ struct Backend {
   /// The options `Target`s of this kind accept.
   std::vector<TargetAttrSpec> attrs;
   Codegen codegen;
+  /// Compiles `Compiler="<name>"` partitions (empty for backends that only run PrimFuncs).
+  ExternalCodegen external_codegen;
   /// Reads back modules of kind `name` (may be empty when they cannot be saved).
   runtime::ModuleLoader loader;
 };

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/op/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/infer_type.h"
@@ -364,6 +365,13 @@ Value GraphInterpreter::EvalCallTir(const CallNode* call, Activation& act) {
   TS_ICHECK(pf) << "call_tir target checked by type inference";
   std::vector<NDArray> buffers = ValueOf(call->args[1], act, "a call_tir input").Flatten();
   const Type& out_type = call->checked_type();
+  if (const AttrValue* ext = pf->attrs.Find(kExternFunctionAttr)) {
+    // An extern stub (LowerToTIR of a Compiler function): run the graph function it
+    // stands for, the reference for what the backend computes.
+    std::vector<Value> args;
+    for (const NDArray& b : buffers) args.push_back(Value(b));
+    return Evaluate(mod_, ext->AsString(), args);
+  }
   std::vector<const TensorTypeNode*> outs;
   FlattenType(out_type, outs);
   std::vector<NDArray> results;

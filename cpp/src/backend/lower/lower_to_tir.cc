@@ -22,6 +22,19 @@ bool IsLowerablePrimitive(const FunctionNode* fn) {
   return fn && GetIntAttr(fn, attr::kPrimitive) != 0 && !fn->attrs.Has(attr::kCompiler);
 }
 
+/// Appends the tensor types of `t` (tuples flattened, in order) to `out`.
+void FlattenTensorTypes(const Type& t, std::vector<const TensorTypeNode*>& out,
+                        const std::string& what) {
+  if (const auto* tt = t.as<TensorTypeNode>()) {
+    out.push_back(tt);
+  } else if (const auto* tup = t.as<TupleTypeNode>()) {
+    for (const Type& f : tup->fields) FlattenTensorTypes(f, out, what);
+  } else {
+    TS_THROW(kUnsupported) << what << " must be tensors or tuples of tensors, got "
+                           << (t.defined() ? TypeToString(t) : "<no type>");
+  }
+}
+
 struct Kernel {
   Function func;
   size_t hash;
@@ -43,6 +56,11 @@ class ModuleLowerer {
   Expr RewriteNode(const Expr& e, const std::unordered_map<const ExprNode*, Expr>& memo);
   /// call_tir of the PrimFunc for `prim` on `args` (already rewritten).
   Expr LowerCall(const Function& prim, const std::vector<Expr>& args, const Type& out_type);
+  /// call_tir of the extern stub standing for the Compiler function @name on `args`.
+  Expr LowerExternCall(const std::string& name, const FunctionNode* fn,
+                       const std::vector<Expr>& args, const Type& out_type);
+  /// The global Compiler function `call` calls, or nullptr; sets `name` to its name.
+  const FunctionNode* CompilerCallee(const CallNode* call, std::string* name) const;
   const FunctionNode* PrimitiveCallee(const CallNode* call) const;
   std::string UniqueName(const std::string& base);
 
@@ -51,7 +69,61 @@ class ModuleLowerer {
   std::vector<Kernel> kernels_;
   std::vector<std::pair<std::string, tir::PrimFunc>> prim_funcs_;
   std::unordered_map<const ExprNode*, Expr> let_functions_;
+  std::unordered_map<std::string, std::string> extern_stubs_;  // Compiler fn -> stub name
 };
+
+const FunctionNode* ModuleLowerer::CompilerCallee(const CallNode* call, std::string* name) const {
+  if (const auto* gv = call->callee.as<GlobalVarNode>()) {
+    BaseFunc f = mod_.Find(gv->name);
+    const auto* fn = f.defined() ? f.as<FunctionNode>() : nullptr;
+    if (!fn || !fn->attrs.Has(attr::kCompiler)) return nullptr;
+    *name = gv->name;
+    return fn;
+  }
+  // Local Compiler functions (not what PartitionGraph makes) are left as they are.
+  return nullptr;
+}
+
+Expr ModuleLowerer::LowerExternCall(const std::string& name, const FunctionNode* fn,
+                                    const std::vector<Expr>& args, const Type& out_type) {
+  auto it = extern_stubs_.find(name);
+  if (it == extern_stubs_.end()) {
+    // A body-less PrimFunc: its buffers give call_tir and the executor the kernel's
+    // signature; the backend named by `Compiler` supplies the code at build time.
+    std::vector<const TensorTypeNode*> ins, outs;
+    for (const Var& p : fn->params)
+      FlattenTensorTypes(p->type_annotation.defined() ? p->type_annotation : p->checked_type(), ins,
+                         "parameters of Compiler function @" + name);
+    FlattenTensorTypes(out_type, outs, "results of Compiler function @" + name);
+    std::vector<tir::Buffer> buffers;
+    for (size_t i = 0; i < ins.size(); ++i)
+      buffers.push_back(tir::MakeBuffer("in" + std::to_string(i), ins[i]->shape, ins[i]->dtype));
+    for (size_t i = 0; i < outs.size(); ++i)
+      buffers.push_back(tir::MakeBuffer("out" + std::to_string(i), outs[i]->shape, outs[i]->dtype));
+    const AttrValue* sym = fn->attrs.Find(attr::kGlobalSymbol);
+    Attrs attrs;
+    attrs.Set(attr::kGlobalSymbol, AttrValue(sym && sym->is_string() ? sym->AsString() : name));
+    attrs.Set(attr::kCompiler, *fn->attrs.Find(attr::kCompiler));
+    attrs.Set(kExternFunctionAttr, AttrValue(name));
+    std::string stub = UniqueName(name + "_extern");
+    prim_funcs_.emplace_back(
+        stub, tir::MakePrimFunc(std::move(buffers), static_cast<int>(outs.size()), tir::MakeSeq({}),
+                                std::move(attrs)));
+    it = extern_stubs_.emplace(name, stub).first;
+  }
+  std::vector<Expr> flat;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (const auto* tup = args[i].as<TupleNode>()) {
+      flat.insert(flat.end(), tup->fields.begin(), tup->fields.end());
+    } else if (const auto* tt = args[i]->checked_type().as<TupleTypeNode>()) {
+      for (size_t k = 0; k < tt->fields.size(); ++k)
+        flat.push_back(MakeTupleGetItem(args[i], static_cast<int>(k)));
+    } else {
+      flat.push_back(args[i]);
+    }
+  }
+  return MakeOpCall(kCallTirOp, {MakeGlobalVar(it->second), MakeTuple(flat)}, {}, {out_type});
+}
 
 std::string ModuleLowerer::UniqueName(const std::string& base) {
   std::string name = base;
@@ -86,7 +158,8 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
     return ExprChildren(e);
   }
   if (const auto* c = e.as<CallNode>()) {
-    if (PrimitiveCallee(c) || c->op()) return c->args;
+    std::string name;
+    if (PrimitiveCallee(c) || c->op() || CompilerCallee(c, &name)) return c->args;
   }
   return ExprChildren(e);
 }
@@ -137,6 +210,9 @@ Expr ModuleLowerer::RewriteNode(const Expr& e,
     for (const Expr& a : c->args) args.push_back(mapped(a));
     if (const FunctionNode* fn = PrimitiveCallee(c))
       return LowerCall(Function(fn), args, c->checked_type());
+    std::string extern_name;
+    if (const FunctionNode* fn = CompilerCallee(c, &extern_name))
+      return LowerExternCall(extern_name, fn, args, c->checked_type());
     if (c->op() && c->op()->name != kCallTirOp) {
       // A lone op: lowered as a one-op Primitive function.
       std::vector<Var> params;

@@ -13,7 +13,15 @@ namespace tessera {
 /// PrimFunc is added with attr global_symbol = name. Names are "fused_" plus the op names
 /// (dots as underscores), `_1`, `_2`, ... on collisions; structurally identical functions
 /// share one PrimFunc. Primitive functions no longer referenced are dropped.
+/// Each call of a global function with a `Compiler` attr becomes call_tir of a body-less
+/// "extern stub" PrimFunc `@<name>_extern` whose buffers are the function's flattened
+/// params and results, with attrs global_symbol (the function's, else its name),
+/// Compiler, and kExternFunctionAttr naming the graph function, which stays in the module
+/// for its backend's ExternalCodegen.
 Pass LowerToTIR();
+
+/// The PrimFunc attr naming the graph function an extern stub stands for.
+inline constexpr const char* kExternFunctionAttr = "extern_function";
 
 /// The transformation LowerToTIR runs, on a module.
 IRModule LowerModuleToTIR(const IRModule& mod);

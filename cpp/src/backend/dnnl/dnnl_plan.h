@@ -1,0 +1,74 @@
+// A oneDNN plan for one partition: primitives created once with their memories (blocked
+// formats chosen by oneDNN inside, plain at the boundary), run in order.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../extern/partition_graph.h"
+
+namespace tessera::dnnl_backend {
+
+/// One primitive execution with its arguments.
+struct Step {
+  dnnl::primitive prim;
+  std::unordered_map<int, dnnl::memory> args;
+  std::string what;  ///< for error messages and logs
+};
+
+/// The compiled partition. Boundary memories (params, plain outputs) are rebound to the
+/// caller's buffers each run; everything else is allocated once here.
+class DnnlPlan {
+ public:
+  explicit DnnlPlan(const Function& fn);
+  /// Runs on `buffers` (params, then outputs).
+  void Run(void* const* buffers);
+  /// How many primitives the plan runs (fused groups count once).
+  size_t num_steps() const { return steps_.size(); }
+
+ private:
+  struct PostOp {
+    dnnl::algorithm alg;
+    float alpha = 0, beta = 0;
+    int sum_src = -1;  ///< residual node for a sum post-op
+  };
+  struct Group {
+    int anchor = -1, bias = -1, out = -1;
+    std::vector<PostOp> post;
+  };
+
+  void Compile();
+  bool TryFuse(Group& g, int id, std::vector<bool>& consumed);
+  void EmitGroup(const Group& g);
+  void EmitConv(const Group& g);
+  void EmitMatmul(const Group& g);
+  void EmitSingle(int id);
+  dnnl::post_ops MakePostOps(const Group& g, std::vector<int>* sum_srcs);
+
+  /// The plain row-major memory desc of a node.
+  dnnl::memory::desc PlainDesc(int node) const;
+  /// The memory of `node` in `desc`, adding a reorder step (once per node and desc).
+  dnnl::memory Get(int node, const dnnl::memory::desc& desc);
+  /// The memory of `node` in whatever format it has.
+  dnnl::memory Get(int node);
+  /// A (strided) view `desc` over the plain bytes of `node`.
+  dnnl::memory View(int node, const dnnl::memory::desc& desc);
+  /// Creates the destination memory of `node` for a primitive writing `desc`.
+  dnnl::memory Define(int node, const dnnl::memory::desc& desc);
+  /// The desc a primitive should write `node` in: plain for results, else `any`.
+  dnnl::memory::desc DstDesc(int node) const;
+  bool IsOutput(int node) const;
+
+  ext::PartitionGraph g_;
+  dnnl::engine eng_;
+  dnnl::stream stream_;
+  std::vector<Step> steps_;
+  std::unordered_map<int, dnnl::memory> mem_;  // node -> memory (its native format)
+  std::vector<std::vector<std::pair<dnnl::memory::desc, dnnl::memory>>> alt_;  // reordered
+  std::vector<std::pair<int, dnnl::memory>> bind_;  // buffer index -> memory to rebind
+};
+
+}  // namespace tessera::dnnl_backend
