@@ -16,6 +16,7 @@ std::vector<PassRegistration> BuiltinPassRegistrations() {
         {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false), "print constants' data"}},
        [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }});
   AppendStandardPasses(passes);
+  AppendCollagePasses(passes);
   return passes;
 }
 

@@ -11,6 +11,8 @@ namespace tessera {
 std::vector<PassRegistration> BuiltinPassRegistrations();
 /// Appends the standard optimisation passes (standard_passes.cc).
 void AppendStandardPasses(std::vector<PassRegistration>& passes);
+/// Appends the Collage passes (collage/collage_passes.cc).
+void AppendCollagePasses(std::vector<PassRegistration>& passes);
 /// Whether `pass` is a Sequential (SequentialPasses cannot tell an empty one apart).
 bool IsSequential(const Pass& pass);
 
