@@ -65,7 +65,11 @@ py::dict CandidateToPy(const DataflowGraph& graph, const CandidatePartition& c) 
   for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs())
     nested.append(py::make_tuple(n.sub_graph.inside().ToVector(), AttrsToPy(n.attrs)));
   d["nested"] = nested;
-  d["function"] = Extract(graph, c.sub_graph).function;
+  // The host's candidate for the function node itself has no standalone function.
+  if (c.sub_graph.inside()[graph.size() - 1])
+    d["function"] = py::none();
+  else
+    d["function"] = Extract(graph, c.sub_graph).function;
   return d;
 }
 

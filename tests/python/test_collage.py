@@ -106,6 +106,7 @@ def test_target_candidates_and_host():
     assert list(specs) == ["native", "host"]
     assert len(specs["native"]) == 9
     assert [c["indexes"] for c in specs["host"]][:3] == [[0], [1], [2]]
+    assert specs["host"][-1]["indexes"] == [11] and specs["host"][-1]["function"] is None
 
 
 def test_cli_lists_candidates(tessera_cli, tmp_path):
