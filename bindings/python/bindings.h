@@ -80,6 +80,7 @@ void BindNDArray(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
 void BindPattern(py::module_& m);
+void BindCollage(py::module_& m);
 
 }  // namespace tessera::python
 

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   BindRuntime(m);
   BindBuild(m);
   BindPattern(m);
+  BindCollage(m);
 }

@@ -24,6 +24,7 @@ from . import transform  # noqa: F401
 from . import instrument  # noqa: F401
 from . import runtime  # noqa: F401
 from . import nd  # noqa: F401
+from . import collage  # noqa: F401
 from .ir import (  # noqa: F401
     Call,
     Constant,

@@ -27,11 +27,29 @@ static std::vector<Expr> DataflowInputs(const Expr& e) {
   return {};
 }
 
-IndexedGraph::IndexedGraph(const Function& func) {
+/// Collage numbering (TVM's): the callee is always an input visited first, and a let
+/// is visited as value, var, body; `let_value` maps each let var to its value.
+static std::vector<Expr> CollageVisitOrder(const Expr& e) {
+  if (auto* call = e.as<CallNode>()) {
+    std::vector<Expr> in{call->callee};
+    in.insert(in.end(), call->args.begin(), call->args.end());
+    return in;
+  }
+  if (auto* l = e.as<LetNode>()) return {l->value, l->var, l->body};
+  return DataflowInputs(e);
+}
+
+IndexedGraph::IndexedGraph(const Function& func, Options options) {
   std::unordered_map<const ExprNode*, int> index;
+  std::unordered_map<const VarNode*, Expr> let_value;
   auto add = [&](const Expr& e) {
     index[e.get()] = static_cast<int>(nodes_.size());
     nodes_.push_back(Node{e, {}, {}, false, -1, 0});
+  };
+  auto visit_order = [&](const Expr& e) {
+    if (!options.callee_nodes) return DataflowInputs(e);
+    if (auto* l = e.as<LetNode>()) let_value[l->var.get()] = l->value;
+    return CollageVisitOrder(e);
   };
   for (const Var& p : func->params) add(p);
   // Iterative post-order: a node is numbered after all its inputs.
@@ -45,15 +63,25 @@ IndexedGraph::IndexedGraph(const Function& func) {
       continue;
     }
     stack.emplace_back(e, true);
-    std::vector<Expr> inputs = DataflowInputs(e);
+    std::vector<Expr> inputs = visit_order(e);
     for (auto it = inputs.rbegin(); it != inputs.rend(); ++it)
       if (!index.count(it->get())) stack.emplace_back(*it, false);
   }
+  if (options.function_node) add(func);
   for (Node& n : nodes_) {
-    for (const Expr& in : DataflowInputs(n.ref)) {
-      int i = index.at(in.get());
-      n.inputs.push_back(i);
-    }
+    std::vector<Expr> inputs;
+    if (n.ref.get() == func.get())
+      inputs = {func->body};
+    else if (!options.callee_nodes)
+      inputs = DataflowInputs(n.ref);
+    else if (auto* l = n.ref.as<LetNode>())
+      inputs = {l->body};
+    else if (auto* v = n.ref.as<VarNode>()) {
+      auto it = let_value.find(v);
+      if (it != let_value.end()) inputs = {it->second};
+    } else
+      inputs = CollageVisitOrder(n.ref);
+    for (const Expr& in : inputs) n.inputs.push_back(index.at(in.get()));
   }
   for (size_t i = 0; i < nodes_.size(); ++i)
     for (int in : nodes_[i].inputs) nodes_[in].outputs.push_back(static_cast<int>(i));
@@ -61,7 +89,19 @@ IndexedGraph::IndexedGraph(const Function& func) {
     std::sort(n.outputs.begin(), n.outputs.end());
     n.outputs.erase(std::unique(n.outputs.begin(), n.outputs.end()), n.outputs.end());
   }
-  nodes_[index.at(func->body.get())].is_external = true;
+  nodes_[options.function_node ? nodes_.size() - 1 : index.at(func->body.get())].is_external = true;
+
+  // Dominators, in post-DFS order (producers first): the closest common dominator of a
+  // node's inputs; sources have none.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = nodes_[i];
+    if (n.inputs.empty()) continue;
+    int lca = n.inputs[0];
+    for (size_t k = 1; k < n.inputs.size() && lca >= 0; ++k)
+      lca = LeastCommonDominator(lca, n.inputs[k]);
+    n.idom = lca;
+    n.dom_depth = lca >= 0 ? nodes_[lca].dom_depth + 1 : 0;
+  }
 
   // Post-dominators, in reverse post-DFS order (consumers are numbered later, so they are
   // done first). A node with no consumers, or the external result, has no ipdom.
@@ -97,6 +137,21 @@ int IndexedGraph::LeastCommonPostDominator(int a, int b) const {
     else {
       a = nodes_[a].ipdom;
       b = nodes_[b].ipdom;
+    }
+  }
+  return a;
+}
+
+int IndexedGraph::LeastCommonDominator(int a, int b) const {
+  while (a != b) {
+    if (a < 0 || b < 0) return -1;
+    if (nodes_[a].dom_depth < nodes_[b].dom_depth)
+      b = nodes_[b].idom;
+    else if (nodes_[a].dom_depth > nodes_[b].dom_depth)
+      a = nodes_[a].idom;
+    else {
+      a = nodes_[a].idom;
+      b = nodes_[b].idom;
     }
   }
   return a;

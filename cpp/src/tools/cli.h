@@ -18,6 +18,8 @@ int RunOpt(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
 /// `tessera compile`: builds a module for a target and saves the executable.
 int RunCompile(const std::vector<std::string>& args);
+/// `tessera collage candidates`: lists the candidate partitions of each target's spec.
+int RunCollage(const std::vector<std::string>& args);
 
 /// Reads a whole file ("-" = standard input); throws an I/O error naming the path.
 std::string ReadFileOrStdin(const std::string& path);

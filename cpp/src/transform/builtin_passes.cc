@@ -17,6 +17,7 @@ std::vector<PassRegistration> BuiltinPassRegistrations() {
        [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }});
   AppendStandardPasses(passes);
   AppendByocPasses(passes);
+  AppendCollagePasses(passes);
   return passes;
 }
 

@@ -13,6 +13,8 @@ std::vector<PassRegistration> BuiltinPassRegistrations();
 void AppendStandardPasses(std::vector<PassRegistration>& passes);
 /// Appends the BYOC partitioning passes (partition_for.cc).
 void AppendByocPasses(std::vector<PassRegistration>& passes);
+/// Appends the Collage passes (collage/collage_passes.cc).
+void AppendCollagePasses(std::vector<PassRegistration>& passes);
 /// Whether `pass` is a Sequential (SequentialPasses cannot tell an empty one apart).
 bool IsSequential(const Pass& pass);
 

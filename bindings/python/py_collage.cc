@@ -1,0 +1,285 @@
+// Bindings of Collage's candidate search (tessera._core.collage): rule trees built from
+// the primitive rules, run on a module, candidates as index sets, labels, kinds and
+// extracted functions; and the PartitionForTesting pass.
+#include <pybind11/functional.h>
+
+#include "bindings.h"
+#include "tessera/collage/combiner_rule.h"
+#include "tessera/collage/partition_for_testing.h"
+#include "tessera/collage/partition_rule.h"
+#include "tessera/collage/partition_spec.h"
+#include "tessera/ir/module.h"
+#include "tessera/transform/infer_type.h"
+#include "tessera/transform/pass.h"
+
+namespace tessera::python {
+
+namespace {
+
+using namespace tessera::collage;
+
+/// Python handles of immutable rules (pybind11 holders cannot hold pointers to const).
+struct PyRule {
+  PartitionRulePtr rule;
+};
+struct PyCombiner {
+  CombinerRulePtr rule;
+};
+
+OpPatternKind KindFromPy(const std::string& text) {
+  static const std::pair<const char*, OpPatternKind> kKinds[] = {
+      {"E", OpPatternKind::kElemwise},
+      {"elemwise", OpPatternKind::kElemwise},
+      {"B", OpPatternKind::kBroadcast},
+      {"broadcast", OpPatternKind::kBroadcast},
+      {"I", OpPatternKind::kInjective},
+      {"injective", OpPatternKind::kInjective},
+      {"R", OpPatternKind::kCommReduce},
+      {"comm_reduce", OpPatternKind::kCommReduce},
+      {"A", OpPatternKind::kOutEWiseFusable},
+      {"out_elemwise_fusable", OpPatternKind::kOutEWiseFusable},
+      {"T", OpPatternKind::kTuple},
+      {"tuple", OpPatternKind::kTuple},
+      {"O", OpPatternKind::kOpaque},
+      {"opaque", OpPatternKind::kOpaque}};
+  for (const auto& [name, kind] : kKinds)
+    if (text == name) return kind;
+  TS_THROW(kValue) << "collage: unknown pattern kind '" << text
+                   << "' (use E, B, I, R, A, T, O or a kind name such as 'broadcast')";
+}
+
+/// One candidate as a Python dict.
+py::dict CandidateToPy(const DataflowGraph& graph, const CandidatePartition& c) {
+  py::dict d;
+  d["indexes"] = c.sub_graph.inside().ToVector();
+  d["label"] = c.sub_graph.label();
+  d["kind"] = std::string(OpPatternKindName(c.sub_graph.kind()));
+  d["rule_name"] = c.rule_name;
+  d["spec"] = c.spec_name();
+  d["depth"] = c.sub_graph.depth();
+  d["entries"] = c.sub_graph.entry().ToVector();
+  d["exits"] = c.sub_graph.exit().ToVector();
+  d["inputs"] = c.sub_graph.input().ToVector();
+  d["outputs"] = c.sub_graph.output().ToVector();
+  py::list nested;
+  for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs())
+    nested.append(py::make_tuple(n.sub_graph.inside().ToVector(), AttrsToPy(n.attrs)));
+  d["nested"] = nested;
+  // The host's candidate for the function node itself has no standalone function.
+  if (c.sub_graph.inside()[graph.size() - 1])
+    d["function"] = py::none();
+  else
+    d["function"] = Extract(graph, c.sub_graph).function;
+  return d;
+}
+
+Function MainOf(const IRModule& mod) {
+  return InferTypes(mod).LookupFunction("main");
+}
+
+}  // namespace
+
+void BindCollage(py::module_& parent) {
+  py::module_ m = parent.def_submodule("collage", "Collage candidate partitions");
+  py::class_<PyRule>(m, "PartitionRule", "An immutable partition rule (a tree of rules).")
+      .def_property_readonly("name", [](const PyRule& r) { return r.rule->rule_name(); })
+      .def("__str__", [](const PyRule& r) { return r.rule->ToString(); })
+      .def("__repr__", [](const PyRule& r) { return r.rule->ToString(); });
+  py::class_<PyCombiner>(m, "CombinerRule", "An immutable combiner rule.")
+      .def("__str__", [](const PyCombiner& r) { return r.rule->ToString(); })
+      .def("__repr__", [](const PyCombiner& r) { return r.rule->ToString(); });
+
+  m.def(
+      "op_predicate",
+      [](std::string name, py::object predicate, std::string description) {
+        OpPredicatePartitionRule::Predicate fn;
+        if (py::isinstance<py::str>(predicate) || py::isinstance<py::list>(predicate) ||
+            py::isinstance<py::tuple>(predicate) || py::isinstance<py::set>(predicate)) {
+          std::vector<std::string> ops;
+          if (py::isinstance<py::str>(predicate))
+            ops.push_back(predicate.cast<std::string>());
+          else
+            for (py::handle h : predicate) ops.push_back(h.cast<std::string>());
+          if (description.empty()) {
+            for (const auto& op : ops) description += (description.empty() ? "op in " : ", ") + op;
+          }
+          fn = [ops](const CallNode& call) {
+            return std::find(ops.begin(), ops.end(), call.op()->name) != ops.end();
+          };
+        } else {
+          if (!PyCallable_Check(predicate.ptr()))
+            TS_THROW(kType) << "collage.op_predicate: predicate must be an op name, a list of "
+                               "op names or a callable taking a Call";
+          auto shared = SharePy(predicate);
+          fn = [shared](const CallNode& call) {
+            py::gil_scoped_acquire gil;
+            Expr e(&call);
+            return (*shared)(e).cast<bool>();
+          };
+        }
+        return PyRule{std::make_shared<OpPredicatePartitionRule>(name, fn, description)};
+      },
+      py::arg("name"), py::arg("predicate"), py::arg("description") = "",
+      "One candidate per op call the predicate accepts (op names or a callable(Call) -> bool).");
+  m.def(
+      "op_call_by_kind",
+      [](std::string name) { return PyRule{std::make_shared<OpCallByKindPartitionRule>(name)}; },
+      py::arg("name") = "op_call_by_kind");
+  m.def(
+      "composite",
+      [](std::string name, const PyRule& sub) {
+        return PyRule{std::make_shared<CompositePartitionRule>(name, sub.rule)};
+      },
+      py::arg("name"), py::arg("sub_rule"));
+  m.def(
+      "primitive",
+      [](std::string name, const PyRule& sub) {
+        return PyRule{std::make_shared<PrimitivePartitionRule>(name, sub.rule)};
+      },
+      py::arg("name"), py::arg("sub_rule"));
+  m.def(
+      "union",
+      [](std::string name, const std::vector<PyRule>& subs) {
+        std::vector<PartitionRulePtr> rules;
+        for (const PyRule& r : subs) rules.push_back(r.rule);
+        return PyRule{std::make_shared<UnionPartitionRule>(name, rules)};
+      },
+      py::arg("name"), py::arg("sub_rules"));
+  m.def(
+      "combine",
+      [](std::string name, const PyRule& sub, const std::vector<PyCombiner>& combiners,
+         size_t max_depth) {
+        std::vector<CombinerRulePtr> rules;
+        for (const PyCombiner& c : combiners) rules.push_back(c.rule);
+        return PyRule{std::make_shared<CombinePartitionRule>(name, sub.rule, rules, max_depth)};
+      },
+      py::arg("name"), py::arg("sub_rule"), py::arg("combiners"), py::arg("max_depth"));
+  m.def(
+      "only_valid",
+      [](std::string name, const PyRule& sub, size_t max_exits, bool allow_taps, size_t max_depth) {
+        return PyRule{std::make_shared<OnlyValidPartitionRule>(
+            name, sub.rule, SubGraphConfig{max_exits, allow_taps, max_depth})};
+      },
+      py::arg("name"), py::arg("sub_rule"), py::arg("max_exits") = 1, py::arg("allow_taps") = false,
+      py::arg("max_depth") = 0);
+  m.def(
+      "host", [](std::string name) { return PyRule{std::make_shared<HostPartitionRule>(name)}; },
+      py::arg("name") = "host");
+  m.def(
+      "max_coalesce",
+      [](std::string name, const PyRule& sub) {
+        return PyRule{std::make_shared<MaxCoalescePartitionRule>(name, sub.rule)};
+      },
+      py::arg("name"), py::arg("sub_rule"));
+  m.def(
+      "fuse_ops_like", [](size_t max_depth) { return PyRule{MakeFuseOpsLikeRule(max_depth)}; },
+      py::arg("max_depth") = 4, "The native spec's rule: FuseOps's fusions, all combinations.");
+
+  m.def(
+      "all_simple",
+      [](std::string name, const std::vector<std::pair<std::string, std::string>>& kinds) {
+        std::vector<SimpleCombinerRulePtr> rules;
+        for (const auto& [up, down] : kinds)
+          rules.push_back(
+              std::make_shared<ByKindSimpleCombinerRule>(KindFromPy(up), KindFromPy(down)));
+        return PyCombiner{std::make_shared<AllSimpleCombinerRule>(name, rules)};
+      },
+      py::arg("name"), py::arg("kinds"),
+      "Union touching pairs (upstream kind <= k1, downstream kind <= k2), e.g. [('A','B')].");
+  m.def(
+      "tuple_arg",
+      [](std::string name) { return PyCombiner{std::make_shared<TupleArgCombinerRule>(name)}; },
+      py::arg("name") = "tuple_arg");
+  m.def(
+      "tuple_proj",
+      [](std::string name) { return PyCombiner{std::make_shared<TupleProjCombinerRule>(name)}; },
+      py::arg("name") = "tuple_proj");
+  m.def(
+      "constant",
+      [](std::string name) { return PyCombiner{std::make_shared<ConstantCombinerRule>(name)}; },
+      py::arg("name") = "constant");
+
+  m.def(
+      "candidates",
+      [](const PyRule& rule, const IRModule& mod, std::string spec_name, std::string target,
+         std::string compiler) {
+        DataflowGraph graph(MainOf(mod));
+        PartitionSpecPtr spec =
+            MakePartitionSpec(spec_name, Target::Parse(target), rule.rule, compiler);
+        py::list out;
+        for (const CandidatePartition& c : PartitionSpec::AllCandidates(spec, graph))
+          out.append(CandidateToPy(graph, c));
+        return out;
+      },
+      py::arg("rule"), py::arg("mod"), py::arg("spec_name") = "spec", py::arg("target") = "native",
+      py::arg("compiler") = "", "Runs `rule` on @main and returns the candidates as dicts.");
+  m.def(
+      "target_candidates",
+      [](const IRModule& mod, const std::vector<std::string>& targets, size_t max_depth,
+         bool host) {
+        DataflowGraph graph(MainOf(mod));
+        std::vector<Target> ts;
+        for (const std::string& t : targets) ts.push_back(Target::Parse(t));
+        py::dict out;
+        for (const PartitionSpecPtr& spec : GatherPartitionSpecs(ts, max_depth, host)) {
+          py::list list;
+          for (const CandidatePartition& c : PartitionSpec::AllCandidates(spec, graph))
+            list.append(CandidateToPy(graph, c));
+          out[py::str(spec->name)] = list;
+        }
+        return out;
+      },
+      py::arg("mod"), py::arg("targets"), py::arg("max_depth") = 4, py::arg("host") = false);
+  m.def(
+      "candidate_counts",
+      [](const IRModule& mod, const std::vector<std::string>& targets, size_t max_depth,
+         bool host) {
+        std::vector<Target> ts;
+        for (const std::string& t : targets) ts.push_back(Target::Parse(t));
+        auto specs = GatherPartitionSpecs(ts, max_depth, host);
+        Function main = MainOf(mod);
+        py::gil_scoped_release release;  // pure C++ from here: graph + enumeration
+        DataflowGraph graph(main);
+        std::vector<std::pair<std::string, size_t>> counts;
+        for (const PartitionSpecPtr& spec : specs)
+          counts.emplace_back(spec->name, PartitionSpec::AllCandidates(spec, graph).size());
+        return counts;
+      },
+      py::arg("mod"), py::arg("targets"), py::arg("max_depth") = 4, py::arg("host") = false,
+      "(spec, number of candidates) per spec, without building Python objects (for timing).");
+  m.def(
+      "node_labels",
+      [](const IRModule& mod) {
+        DataflowGraph graph(MainOf(mod));
+        std::vector<std::string> labels;
+        for (size_t i = 0; i < graph.size(); ++i) labels.push_back(graph.NodeLabel(i));
+        return labels;
+      },
+      py::arg("mod"), "The label of every post-DFS index of @main.");
+  m.def(
+      "rewrite",
+      [](const IRModule& mod, const std::vector<std::pair<std::vector<size_t>, py::dict>>& parts) {
+        DataflowGraph graph(MainOf(mod));
+        std::vector<NestedSubGraph> nested;
+        for (const auto& [indexes, attrs] : parts) {
+          for (size_t i : indexes)
+            if (i + 1 >= graph.size())
+              TS_THROW(kValue) << "collage.rewrite: index " << i << " is not a sub-expression";
+          nested.push_back(NestedSubGraph{SubGraph(graph, IndexSet(graph.size(), indexes)),
+                                          AttrsFromPy(attrs, "attrs")});
+        }
+        return InferTypes(mod.WithFunction("main", ParallelRewrite(graph, nested)));
+      },
+      py::arg("mod"), py::arg("parts"),
+      "Rewrites @main with each (indexes, attrs) part turned into a function.");
+  m.def(
+      "partition_for_testing",
+      [](size_t max_exits, bool allow_taps, std::string compiler, std::vector<size_t> indexes,
+         std::vector<std::string> labels) {
+        return PartitionForTesting(max_exits, allow_taps, compiler, indexes, labels);
+      },
+      py::arg("max_exits"), py::arg("allow_taps"), py::arg("compiler"), py::arg("indexes"),
+      py::arg("labels") = std::vector<std::string>{});
+}
+
+}  // namespace tessera::python

@@ -1,0 +1,50 @@
+"""Collage: candidate partitions (kernels) of a module, for experimenting with fusion rules.
+
+Build rule trees from the primitives and run them on a module's ``@main``::
+
+    from tessera import collage
+    rule = collage.only_valid("valid", collage.combine(
+        "combine", collage.op_call_by_kind(),
+        [collage.all_simple("all_simple", [("A", "B"), ("B", "R"), ("I", "I")])], max_depth=4),
+        max_exits=1, max_depth=4)
+    for c in collage.candidates(rule, mod):
+        print(c["indexes"], c["label"], c["kind"])   # c["function"]: the extracted Function
+
+Indices are post-DFS indices of ``@main``'s dataflow graph: parameters first, each call's
+callee before its arguments, the function itself last (``node_labels(mod)`` lists them).
+Each candidate is a dict with ``indexes``, ``label``, ``kind``, ``rule_name``, ``spec``,
+``depth``, ``entries``, ``exits``, ``inputs``, ``outputs``, ``nested`` and ``function``.
+"""
+from . import _core
+from .transform import wrap_pass as _wrap_pass
+
+_c = _core.collage
+
+PartitionRule = _c.PartitionRule
+CombinerRule = _c.CombinerRule
+op_predicate = _c.op_predicate
+op_call_by_kind = _c.op_call_by_kind
+composite = _c.composite
+primitive = _c.primitive
+union = _c.union
+combine = _c.combine
+only_valid = _c.only_valid
+host = _c.host
+max_coalesce = _c.max_coalesce
+fuse_ops_like = _c.fuse_ops_like
+all_simple = _c.all_simple
+tuple_arg = _c.tuple_arg
+tuple_proj = _c.tuple_proj
+constant = _c.constant
+candidates = _c.candidates
+target_candidates = _c.target_candidates
+candidate_counts = _c.candidate_counts
+node_labels = _c.node_labels
+rewrite = _c.rewrite
+
+
+def PartitionForTesting(max_exits, allow_taps, compiler, indexes, labels=None):  # noqa: N802
+    """A pass turning the given post-DFS indices of ``@main`` into one partition function
+    (``Compiler=compiler``), with nodes labelled L grouped into ``Composite=L`` functions."""
+    return _wrap_pass(
+        _c.partition_for_testing(max_exits, allow_taps, compiler, list(indexes), list(labels or [])))
