@@ -3,6 +3,7 @@
 // nests LowerPrimitive emits.
 #include "tessera/backend/lower/schedule_default.h"
 
+#include <functional>
 #include <unordered_map>
 
 #include "lower_util.h"
@@ -60,8 +61,8 @@ PrimExpr SubstExpr(const PrimExpr& e, const VarMap& map) {
   }
 }
 
-/// Substitutes loop variables; only block bindings and loop bounds can mention them
-/// (block bodies use the block's own iteration variables).
+/// Substitutes loop variables in loop bounds, block bindings, conditions and stores
+/// outside blocks (block bodies use the block's own iteration variables).
 Stmt SubstStmt(const Stmt& s, const VarMap& map) {
   if (!s.defined()) return s;
   switch (s->type_index()) {
@@ -90,6 +91,13 @@ Stmt SubstStmt(const Stmt& s, const VarMap& map) {
     case TypeIndex::kAllocate: {
       auto* n = static_cast<const AllocateNode*>(s.get());
       return MakeAllocate(n->buffer, SubstStmt(n->body, map));
+    }
+    case TypeIndex::kBufferStore: {
+      // Templates (the conv padding copy) store with loop variables directly.
+      auto* n = static_cast<const BufferStoreNode*>(s.get());
+      std::vector<PrimExpr> idx;
+      for (const PrimExpr& i : n->indices) idx.push_back(Simplify(SubstExpr(i, map)));
+      return MakeStore(n->buffer, SubstExpr(n->value, map), idx);
     }
     default:
       return s;
@@ -157,16 +165,25 @@ int64_t Work(const Stmt& s) {
 /// Vectorizes the innermost loop of an elementwise nest: a loop whose body is one block
 /// with only spatial iteration variables whose last write index is bound to the loop.
 Stmt Vectorize(const Stmt& s) {
+  if (auto* q = s.as<SeqStmtNode>()) {
+    // An interchanged outer-axis reduction: the init nest and the reduction chain.
+    std::vector<Stmt> seq;
+    for (const Stmt& c : q->seq) seq.push_back(Vectorize(c));
+    return MakeSeq(seq);
+  }
   auto* f = s.as<ForNode>();
   if (!f) return s;
-  if (f->body->type_index() == TypeIndex::kFor) {
+  if (f->body->type_index() == TypeIndex::kFor || f->body->type_index() == TypeIndex::kSeqStmt) {
+    if (f->body->type_index() == TypeIndex::kSeqStmt && f->kind != ForKind::kSerial) return s;
     Stmt inner = Vectorize(f->body);
     return inner.same_as(f->body) ? s : MakeFor(f->loop_var, f->min, f->extent, f->kind, inner);
   }
   auto* b = f->body.as<BlockNode>();
   if (!b || b->init.defined() || b->writes.size() != 1 || !b->body.as<BufferStoreNode>()) return s;
+  // Reduce variables are fine when this loop does not drive them (an interchanged
+  // outer-axis reduction: each iteration updates its own accumulator).
   for (const IterVar& iv : b->iter_vars)
-    if (iv.kind != IterKind::kSpatial) return s;
+    if (iv.kind != IterKind::kSpatial && Mentions(iv.binding, f->loop_var.get())) return s;
   const auto& region = b->writes[0].region;
   if (region.empty()) return s;
   const IterVar* last = nullptr;
@@ -324,6 +341,108 @@ Stmt DecomposeReductions(const Stmt& s) {
   return s;
 }
 
+/// Every load in `e` (iteratively: expressions can be deep).
+void ForEachLoad(const PrimExpr& root, const std::function<void(const BufferLoadNode*)>& fn) {
+  std::vector<const PrimExprNode*> stack{root.get()};
+  while (!stack.empty()) {
+    const PrimExprNode* e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    switch (e->type_index()) {
+      case TypeIndex::kBinary: {
+        auto* n = static_cast<const BinaryNode*>(e);
+        stack.push_back(n->a.get());
+        stack.push_back(n->b.get());
+        break;
+      }
+      case TypeIndex::kNot:
+        stack.push_back(static_cast<const NotNode*>(e)->a.get());
+        break;
+      case TypeIndex::kSelect: {
+        auto* n = static_cast<const SelectNode*>(e);
+        stack.push_back(n->cond.get());
+        stack.push_back(n->true_value.get());
+        stack.push_back(n->false_value.get());
+        break;
+      }
+      case TypeIndex::kCast:
+        stack.push_back(static_cast<const CastNode*>(e)->value.get());
+        break;
+      case TypeIndex::kBufferLoad: {
+        auto* n = static_cast<const BufferLoadNode*>(e);
+        fn(n);
+        for (const PrimExpr& i : n->indices) stack.push_back(i.get());
+        break;
+      }
+      case TypeIndex::kIntrinsic:
+        for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args)
+          stack.push_back(a.get());
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/// Reduction over an outer axis: `for s { init; for r.. { acc[.., s] op= x[.., r, .., s] } }`
+/// where `s` is the innermost output axis and no input is contiguous in a reduce
+/// variable becomes `for s { init }; for r.. { for s { ... } }`, so the loop over `s`
+/// vectorizes (one vector accumulator per lane group, loaded and stored in L1) instead of
+/// striding through memory one reduction at a time. Returns null when `s` does not match.
+Stmt InterchangeOuterReduction(const Stmt& s) {
+  auto* f = s.as<ForNode>();
+  if (!f || f->kind != ForKind::kSerial || ConstExtent(f) <= 1) return Stmt();
+  auto* q = f->body.as<SeqStmtNode>();
+  if (!q || q->seq.size() != 2 || !q->seq[0].as<BlockNode>()) return Stmt();
+  std::vector<const ForNode*> chain;
+  const StmtNode* n = q->seq[1].get();
+  while (auto* r = (IsInstance<ForNode>(n) ? static_cast<const ForNode*>(n) : nullptr)) {
+    if (r->kind != ForKind::kSerial || Mentions(r->min, f->loop_var.get()) ||
+        Mentions(r->extent, f->loop_var.get()))
+      return Stmt();
+    chain.push_back(r);
+    n = r->body.get();
+  }
+  auto* b = (n && IsInstance<BlockNode>(n)) ? static_cast<const BlockNode*>(n) : nullptr;
+  if (chain.empty() || !b || b->init.defined() || b->writes.size() != 1) return Stmt();
+  auto* store = b->body.as<BufferStoreNode>();
+  if (!store || store->indices.empty()) return Stmt();
+  // The output's innermost index is a spatial variable bound to exactly this loop.
+  const IterVar* last = nullptr;
+  std::vector<const tir::VarNode*> reduce;
+  for (const IterVar& iv : b->iter_vars) {
+    if (store->indices.back().same_as(iv.var)) last = &iv;
+    if (iv.kind == IterKind::kReduce) reduce.push_back(iv.var.get());
+  }
+  if (!last || last->kind != IterKind::kSpatial || !last->binding.same_as(f->loop_var) ||
+      reduce.empty())
+    return Stmt();
+  bool inner_contiguous = false;
+  ForEachLoad(store->value, [&](const BufferLoadNode* ld) {
+    if (ld->indices.empty() || ld->buffer.same_as(store->buffer)) return;
+    for (const tir::VarNode* r : reduce)
+      inner_contiguous = inner_contiguous || Mentions(ld->indices.back(), r);
+  });
+  if (inner_contiguous) return Stmt();  // the reduction itself runs along memory
+  tir::Var inner = tir::MakeVar(f->loop_var->name + "_r", f->loop_var->dtype);
+  VarMap m;
+  m[f->loop_var.get()] = inner;
+  Stmt body = MakeFor(inner, f->min, f->extent, ForKind::kSerial, SubstStmt(chain.back()->body, m));
+  for (size_t i = chain.size(); i-- > 0;)
+    body = MakeFor(chain[i]->loop_var, chain[i]->min, chain[i]->extent, chain[i]->kind, body);
+  return MakeSeq({MakeFor(f->loop_var, f->min, f->extent, ForKind::kSerial, q->seq[0]), body});
+}
+
+/// Applies InterchangeOuterReduction to the innermost loops of the nest `s`.
+Stmt InterchangeReductions(const Stmt& s) {
+  if (Stmt done = InterchangeOuterReduction(s); done.defined()) return done;
+  if (auto* f = s.as<ForNode>()) {
+    Stmt body = InterchangeReductions(f->body);
+    return body.same_as(f->body) ? s : MakeFor(f->loop_var, f->min, f->extent, f->kind, body);
+  }
+  return s;
+}
+
 Stmt ScheduleTop(const Stmt& s) {
   if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, ScheduleTop(a->body));
   if (auto* q = s.as<SeqStmtNode>()) {
@@ -332,7 +451,7 @@ Stmt ScheduleTop(const Stmt& s) {
     return MakeSeq(seq);
   }
   if (!s.as<ForNode>()) return s;
-  Stmt v = Vectorize(DecomposeReductions(s));
+  Stmt v = Vectorize(InterchangeReductions(DecomposeReductions(s)));
   if (auto* q = v.as<SeqStmtNode>()) {
     std::vector<Stmt> seq;
     for (const Stmt& c : q->seq) seq.push_back(Parallelize(c));

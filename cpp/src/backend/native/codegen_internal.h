@@ -197,4 +197,10 @@ void CollectUses(const tir::Stmt& s, std::vector<const tir::VarNode*>* vars,
 /// nothing) otherwise.
 bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop);
 
+/// Emits a serial loop whose body is one reduction step `acc[I] = acc[I] op f(v)` (op
+/// +, *, min or max; I loop-invariant; f float and vectorizable) with several vector
+/// accumulators, a horizontal reduction and a scalar tail; returns false (emitting
+/// nothing) otherwise.
+bool TryEmitVectorReduction(KernelEmitter* e, const tir::ForNode* loop);
+
 }  // namespace tessera::native::detail

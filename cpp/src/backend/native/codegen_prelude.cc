@@ -116,6 +116,82 @@ static inline float ts_floordiv_f32(float x, float y) { return (float)ts_floordi
 static inline float ts_floormod_f32(float x, float y) { return (float)ts_floormod_f64(x, y); }
 )";
 
+constexpr const char* kVectorMath =
+    R"(/* Vector math on float32 lanes for vectorized loops (at most 2 ulp from the correctly
+ * rounded result; float64 loops call libm per element). exp: range reduction by ln 2,
+ * Cephes' polynomial, and scaling by two exact powers of two so results in the subnormal
+ * range stay right; NaN, overflow to inf and underflow to 0 as libm. */
+static inline ts_vf32 ts_vexp_f32(ts_vf32 x) {
+  const ts_vf32 hi = ts_vbcast_f32(88.72283935546875f), lo = ts_vbcast_f32(-103.972084045410f);
+  ts_vf32 c = ts_vmin_f32(ts_vmax_f32(x, lo), hi);
+  const ts_vf32 magic = ts_vbcast_f32(12582912.0f); /* 1.5 * 2^23: round to nearest */
+  ts_vf32 t = c * ts_vbcast_f32(1.44269504088896341f) + magic;
+  ts_vf32 n = t - magic;
+  ts_vf32 r = c - n * ts_vbcast_f32(0.693359375f);
+  r = r - n * ts_vbcast_f32(-2.12194440e-4f);
+  ts_vf32 p = ts_vbcast_f32(1.9875691500E-4f);
+  p = p * r + ts_vbcast_f32(1.3981999507E-3f);
+  p = p * r + ts_vbcast_f32(8.3334519073E-3f);
+  p = p * r + ts_vbcast_f32(4.1665795894E-2f);
+  p = p * r + ts_vbcast_f32(1.6666665459E-1f);
+  p = p * r + ts_vbcast_f32(5.0000001201E-1f);
+  p = p * (r * r) + r + ts_vbcast_f32(1.0f);
+  ts_mf32 ni = (ts_mf32)t - (ts_mf32)magic;
+  ts_mf32 n1 = ni >> 1, n2 = ni - n1;
+  p = p * (ts_vf32)((n1 + 127) << 23) * (ts_vf32)((n2 + 127) << 23);
+  p = ts_vsel_f32(x < lo, ts_vbcast_f32(0.0f), p);
+  p = ts_vsel_f32(x > hi, ts_vbcast_f32(__builtin_inff()), p);
+  return ts_vsel_f32(x != x, x, p);
+}
+/* |a| with the sign of b. */
+static inline ts_vf32 ts_vcopysign_f32(ts_vf32 a, ts_vf32 b) {
+  const ts_mf32 sign = (ts_mf32)ts_vbcast_f32(-0.0f);
+  return (ts_vf32)(((ts_mf32)a & ~sign) | ((ts_mf32)b & sign));
+}
+static inline ts_vf32 ts_vsigmoid_f32(ts_vf32 x) {
+  return ts_vbcast_f32(1.0f) / (ts_vbcast_f32(1.0f) + ts_vexp_f32(-x));
+}
+/* tanh: Cephes' odd polynomial below 0.625, else 1 - 2 / (exp(2|x|) + 1). */
+static inline ts_vf32 ts_vtanh_f32(ts_vf32 x) {
+  ts_vf32 ax = ts_vabs_f32(x), z = x * x;
+  ts_vf32 s = ts_vbcast_f32(-5.70498872745E-3f);
+  s = s * z + ts_vbcast_f32(2.06390887954E-2f);
+  s = s * z + ts_vbcast_f32(-5.37397155531E-2f);
+  s = s * z + ts_vbcast_f32(1.33314422036E-1f);
+  s = s * z + ts_vbcast_f32(-3.33332819422E-1f);
+  s = s * z * x + x;
+  ts_vf32 l = ts_vbcast_f32(1.0f) -
+              ts_vbcast_f32(2.0f) / (ts_vexp_f32(ax + ax) + ts_vbcast_f32(1.0f));
+  return ts_vsel_f32(ax < ts_vbcast_f32(0.625f), s, ts_vcopysign_f32(l, x));
+}
+/* erf: Cephes' odd polynomial below 1, else 1 - erfc with the Numerical Recipes erfc
+ * (relative error below 1.2e-7). */
+static inline ts_vf32 ts_verf_f32(ts_vf32 x) {
+  ts_vf32 ax = ts_vabs_f32(x), z = x * x;
+  ts_vf32 s = ts_vbcast_f32(7.853861353153693E-5f);
+  s = s * z + ts_vbcast_f32(-8.010193625184903E-4f);
+  s = s * z + ts_vbcast_f32(5.188327685732524E-3f);
+  s = s * z + ts_vbcast_f32(-2.685381193529856E-2f);
+  s = s * z + ts_vbcast_f32(1.128358514861418E-1f);
+  s = s * z + ts_vbcast_f32(-3.761262582423300E-1f);
+  s = s * z + ts_vbcast_f32(1.128379165726710E+0f);
+  s = s * x;
+  ts_vf32 t = ts_vbcast_f32(1.0f) / (ts_vbcast_f32(1.0f) + ts_vbcast_f32(0.5f) * ax);
+  ts_vf32 q = ts_vbcast_f32(0.17087277f);
+  q = q * t + ts_vbcast_f32(-0.82215223f);
+  q = q * t + ts_vbcast_f32(1.48851587f);
+  q = q * t + ts_vbcast_f32(-1.13520398f);
+  q = q * t + ts_vbcast_f32(0.27886807f);
+  q = q * t + ts_vbcast_f32(-0.18628806f);
+  q = q * t + ts_vbcast_f32(0.09678418f);
+  q = q * t + ts_vbcast_f32(0.37409196f);
+  q = q * t + ts_vbcast_f32(1.00002368f);
+  q = q * t + ts_vbcast_f32(-1.26551223f);
+  ts_vf32 l = ts_vbcast_f32(1.0f) - t * ts_vexp_f32(q - z);
+  return ts_vsel_f32(ax < ts_vbcast_f32(1.0f), s, ts_vcopysign_f32(l, x));
+}
+)";
+
 }  // namespace
 
 std::string Prelude(int vector_bytes) {
@@ -179,6 +255,7 @@ extern void free(void* ptr);
     s += "static inline " + v + " ts_vabs_" + sfx + "(" + v + " a) { " + me + " x = " + k.abs_mask +
          "; " + m + " k = " + lanes("x") + "; return (" + v + ")((" + m + ")a & k); }\n";
   }
+  s += kVectorMath;
   s += "\n";
   return s;
 }

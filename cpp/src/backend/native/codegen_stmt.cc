@@ -233,6 +233,10 @@ void KernelEmitter::EmitFor(const tir::ForNode* n) {
     pragma = "#pragma GCC unroll " + std::to_string(factor);
   }
   Open("{");
+  if (n->kind == tir::ForKind::kSerial && TryEmitVectorReduction(this, n)) {
+    Close();
+    return;
+  }
   OpenLoop(n, pragma);
   EmitStmt(n->body);
   Close();

@@ -118,7 +118,11 @@ class VectorEmitter {
       }
       case TypeIndex::kIntrinsic: {
         const auto* n = static_cast<const tir::IntrinsicNode*>(e.get());
-        return n->name == "abs" && Ok(n->args[0], depth + 1);
+        if (n->args.size() != 1) return false;
+        // The prelude has float32 vector forms of these (float64 stays scalar libm).
+        bool vector_math = elem_ == DType::kFloat32 && (n->name == "exp" || n->name == "sigmoid" ||
+                                                        n->name == "tanh" || n->name == "erf");
+        return (n->name == "abs" || vector_math) && Ok(n->args[0], depth + 1);
       }
       case TypeIndex::kCast:
         return Ok(static_cast<const tir::CastNode*>(e.get())->value, depth + 1);
@@ -171,9 +175,10 @@ class VectorEmitter {
         if (lin_.Invariant(n->cond)) return "(" + e_->Value(n->cond) + " ? " + t + " : " + f + ")";
         return "ts_vsel_" + sfx_ + "(" + Mask(n->cond) + ", " + t + ", " + f + ")";
       }
-      case TypeIndex::kIntrinsic:
-        return "ts_vabs_" + sfx_ + "(" +
-               Vec(static_cast<const tir::IntrinsicNode*>(e.get())->args[0]) + ")";
+      case TypeIndex::kIntrinsic: {
+        const auto* n = static_cast<const tir::IntrinsicNode*>(e.get());
+        return "ts_v" + n->name + "_" + sfx_ + "(" + Vec(n->args[0]) + ")";
+      }
       default:  // a cast to the same dtype
         return Vec(static_cast<const tir::CastNode*>(e.get())->value);
     }
@@ -252,6 +257,24 @@ class VectorEmitter {
   /// The scalar form of `s` (the loop's tail).
   void EmitScalar(const Stmt& s) { e_->EmitStmt(s); }
 
+  /// Declares the block's iteration variables (bound to their bindings) in the current
+  /// C scope; UnbindBlockVars undoes it.
+  void BindBlockVars(const tir::BlockNode* b) {
+    std::vector<std::string> values;
+    for (const tir::IterVar& iv : b->iter_vars) values.push_back(e_->Index(iv.binding));
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const tir::VarNode* var = b->iter_vars[i].var.get();
+      e_->BindVar(var);
+      e_->Line("const int64_t " + e_->VarName(var) + " = " + values[i] + ";");
+    }
+  }
+  void UnbindBlockVars(const tir::BlockNode* b) {
+    for (const tir::IterVar& iv : b->iter_vars) e_->UnbindVar(iv.var.get());
+  }
+
+  KernelEmitter* emitter() { return e_; }
+  const std::string& sfx() const { return sfx_; }
+
  private:
   KernelEmitter* e_;
   DType elem_;
@@ -293,6 +316,164 @@ bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
           " += " + std::to_string(lanes) + ") {");
   e->Line("const int64_t " + name + " = " + it + ";");
   v.EmitVec(loop->body);
+  e->Close();
+  e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
+  e->Line("const int64_t " + name + " = " + it + ";");
+  v.EmitScalar(loop->body);
+  e->Close();
+  e->UnbindVar(var);
+  return true;
+}
+
+namespace {
+
+/// A reduction step `acc[I] = acc[I] op value` (or `value op acc[I]`) in a loop.
+struct ReductionStep {
+  const tir::BlockNode* block = nullptr;
+  const tir::BufferStoreNode* store = nullptr;
+  BinaryOp op = BinaryOp::kAdd;
+  PrimExpr value;
+};
+
+/// Matches a loop body that is one block (without init) whose body is one reduction step.
+bool MatchReduction(const tir::ForNode* loop, ReductionStep* out) {
+  const auto* b = loop->body.as<tir::BlockNode>();
+  if (!b || b->init.defined()) return false;
+  const auto* st = b->body.as<tir::BufferStoreNode>();
+  if (!st) return false;
+  const auto* bin = st->value.as<BinaryNode>();
+  if (!bin || (bin->op != BinaryOp::kAdd && bin->op != BinaryOp::kMul &&
+               bin->op != BinaryOp::kMax && bin->op != BinaryOp::kMin))
+    return false;
+  auto is_acc = [&](const PrimExpr& e) {
+    const auto* ld = e.as<tir::BufferLoadNode>();
+    if (!ld || ld->buffer.get() != st->buffer.get() || ld->indices.size() != st->indices.size())
+      return false;
+    for (size_t i = 0; i < ld->indices.size(); ++i)
+      if (!SameExpr(ld->indices[i], st->indices[i])) return false;
+    return true;
+  };
+  out->block = b;
+  out->store = st;
+  out->op = bin->op;
+  if (is_acc(bin->a))
+    out->value = bin->b;
+  else if (is_acc(bin->b))
+    out->value = bin->a;
+  else
+    return false;
+  return true;
+}
+
+/// The identity of `op` as a C literal of the element type.
+std::string Identity(BinaryOp op, bool f64) {
+  std::string inf = f64 ? "__builtin_inf()" : "__builtin_inff()";
+  switch (op) {
+    case BinaryOp::kAdd:
+      return f64 ? "0.0" : "0.0f";
+    case BinaryOp::kMul:
+      return f64 ? "1.0" : "1.0f";
+    case BinaryOp::kMax:
+      return "(-" + inf + ")";
+    default:
+      return inf;
+  }
+}
+
+/// `a op b` in C for vectors or scalars of the element type.
+std::string Combine(BinaryOp op, const std::string& fn_prefix, const std::string& sfx,
+                    const std::string& a, const std::string& b) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return "(" + a + " + " + b + ")";
+    case BinaryOp::kMul:
+      return "(" + a + " * " + b + ")";
+    case BinaryOp::kMax:
+      return fn_prefix + "max_" + sfx + "(" + a + ", " + b + ")";
+    default:
+      return fn_prefix + "min_" + sfx + "(" + a + ", " + b + ")";
+  }
+}
+
+}  // namespace
+
+bool TryEmitVectorReduction(KernelEmitter* e, const tir::ForNode* loop) {
+  ReductionStep step;
+  if (!MatchReduction(loop, &step)) return false;
+  DType elem = step.store->buffer->dtype;
+  if (elem != DType::kFloat32 && elem != DType::kFloat64) return false;
+  VectorEmitter v(e, loop, elem);
+  v.lin().SetStored({step.store->buffer.get()});
+  std::vector<Access> accesses;
+  if (!CollectAccesses(loop->body, &v.lin(), &accesses)) return false;
+  // The accumulator stays at one place during the loop and is touched only by the step;
+  // the value is computed a register of consecutive iterations at a time.
+  for (const PrimExpr& i : step.store->indices)
+    if (!v.lin().Invariant(i)) return false;
+  int acc_uses = 0;
+  for (const Access& a : accesses) acc_uses += a.buffer == step.store->buffer.get();
+  if (acc_uses != 2 || !v.Ok(step.value, 0)) return false;
+  for (const tir::IterVar& iv : step.block->iter_vars)
+    if (!v.lin().Coef(iv.binding)) return false;
+
+  // Several independent accumulators hide the latency of the vector add / FMA; the
+  // reduction is reassociated (lanes, then accumulators, then the running value).
+  constexpr int kAccumulators = 4;
+  bool f64 = elem == DType::kFloat64;
+  const std::string& sfx = v.sfx();
+  const std::string vt = "ts_v" + sfx, st = f64 ? "double" : "float";
+  int lanes = e->vector_bytes() / (f64 ? 8 : 4);
+  std::string lo = e->Temp("lo"), hi = e->Temp("hi"), it = e->Temp("v");
+  std::vector<std::string> acc;
+  for (int a = 0; a < kAccumulators; ++a) acc.push_back(e->Temp("acc"));
+  e->Line("/* vectorized reduction: " + std::to_string(kAccumulators) + " x " +
+          std::to_string(lanes) + " lanes of " + DTypeName(elem) + " */");
+  e->Line("const int64_t " + lo + " = " + e->Index(loop->min) + ";");
+  e->Line("const int64_t " + hi + " = " + lo + " + " + e->Index(loop->extent) + ";");
+  e->Line("int64_t " + it + " = " + lo + ";");
+  const tir::VarNode* var = loop->loop_var.get();
+  e->BindVar(var);
+  const std::string name = e->VarName(var);
+  e->Open("if (" + hi + " - " + lo + " >= " + std::to_string(lanes) + ") {");
+  for (const std::string& a : acc)
+    e->Line(vt + " " + a + " = ts_vbcast_" + sfx + "(" + Identity(step.op, f64) + ");");
+  auto step_at = [&](const std::string& acc_name, const std::string& at) {
+    e->Open("{");
+    e->Line("const int64_t " + name + " = " + at + ";");
+    v.BindBlockVars(step.block);
+    std::string value = v.Vec(step.value);
+    e->Line(acc_name + " = " + Combine(step.op, "ts_v", sfx, acc_name, value) + ";");
+    v.UnbindBlockVars(step.block);
+    e->Close();
+  };
+  int wide = kAccumulators * lanes;
+  e->Open("for (; " + it + " + " + std::to_string(wide) + " <= " + hi + "; " + it +
+          " += " + std::to_string(wide) + ") {");
+  for (int a = 0; a < kAccumulators; ++a)
+    step_at(acc[a], it + (a ? " + " + std::to_string(a * lanes) : std::string()));
+  e->Close();
+  e->Open("for (; " + it + " + " + std::to_string(lanes) + " <= " + hi + "; " + it +
+          " += " + std::to_string(lanes) + ") {");
+  step_at(acc[0], it);
+  e->Close();
+  e->Line(acc[0] + " = " +
+          Combine(step.op, "ts_v", sfx, Combine(step.op, "ts_v", sfx, acc[0], acc[1]),
+                  Combine(step.op, "ts_v", sfx, acc[2], acc[3])) +
+          ";");
+  std::string total = e->Temp("sum");
+  e->Line(st + " " + total + " = " + acc[0] + "[0];");
+  for (int l = 1; l < lanes; ++l)
+    e->Line(total + " = " +
+            Combine(step.op, "ts_", sfx, total, acc[0] + "[" + std::to_string(l) + "]") + ";");
+  // Fold into the running value with the block's (loop-invariant) indices.
+  e->Open("{");
+  e->Line("const int64_t " + name + " = " + lo + ";");
+  v.BindBlockVars(step.block);
+  const BufferInfo& info = e->Buf(step.store->buffer.get(), "store");
+  std::string at = info.name + "[" + e->Offset(step.store->buffer.get(), step.store->indices) + "]";
+  e->Line(at + " = " + Combine(step.op, "ts_", sfx, at, total) + ";");
+  v.UnbindBlockVars(step.block);
+  e->Close();
   e->Close();
   e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
   e->Line("const int64_t " + name + " = " + it + ";");
