@@ -404,7 +404,7 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   const auto& bs = g_.nodes[b].shape;
   size_t r = n.shape.size();
   if (r < 2) TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op << " needs a result of rank >= 2";
-  int64_t M = n.shape[r - 2], N = n.shape[r - 1];
+  int64_t N = n.shape[r - 1];
   bool ta = false, tb = false;
   int64_t K = 0;
   memory::dims src_dims(n.shape.begin(), n.shape.end()), w_dims(r, 1);
@@ -432,8 +432,6 @@ void DnnlPlan::EmitMatmul(const Group& g) {
     if (trans) std::swap(phys[k - 1], phys[k - 2]);
     memory::dims s = RowMajorStrides(phys);
     if (trans) std::swap(s[k - 1], s[k - 2]);
-    for (size_t i = 0; i + 2 < k; ++i)
-      if (d[i] == 1) s[i] = 0 + s[i];
     return s;
   };
   memory::desc src_view(src_dims, dt::f32, view_strides(src_dims, ta));
@@ -474,7 +472,6 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   }
   args[DNNL_ARG_DST] = out;
   steps_.push_back({dnnl::matmul(pd), std::move(args), n.op});
-  (void)M;
 }
 
 memory DnnlPlan::View(int node, const memory::desc& desc) {
