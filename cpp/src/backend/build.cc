@@ -6,6 +6,7 @@
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/target/backend_registry.h"
+#include "tessera/transform/byoc.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/passes.h"
 
@@ -24,6 +25,17 @@ IRModule LowerForBuild(const IRModule& mod) {
   return LowerModuleToTIR(lowered);
 }
 
+IRModule OffloadToLibraries(const IRModule& mod, const Target& host) {
+  // `native -compiler=dnnl` / `-libs=blas`: the classic BYOC flow partitions for each
+  // named library, in the order given, before the native pipeline sees the rest.
+  IRModule out = mod;
+  for (const char* option : {"compiler", "libs"}) {
+    if (!host.HasAttr(option)) continue;
+    for (const std::string& library : host.GetStringList(option)) out = PartitionFor(out, library);
+  }
+  return out;
+}
+
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
                                            const std::vector<Target>& targets) {
   if (targets.empty()) TS_THROW(kValue) << "build needs at least one target (e.g. \"native\")";
@@ -32,7 +44,7 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
   if (!backend.codegen)
     TS_THROW(kValue) << "target '" << host.ToString() << "' cannot run a whole model: backend '"
                      << backend.name << "' compiles only the partitions offloaded to it";
-  IRModule lowered = LowerForBuild(mod);
+  IRModule lowered = LowerForBuild(OffloadToLibraries(mod, host));
   std::vector<std::string> symbols;
   std::vector<std::pair<std::string, const tir::PrimFuncNode*>> stubs;
   for (const auto& [name, func] : lowered.functions()) {

@@ -22,6 +22,10 @@ Pass BuildPipeline();
 /// `mod` after BuildPipeline(): @main calls PrimFuncs through call_tir.
 IRModule LowerForBuild(const IRModule& mod);
 
+/// `mod` with the sub-graphs the libraries named by `host`'s `-compiler` and `-libs`
+/// options support partitioned out to them (PartitionFor each, in order); `mod` otherwise.
+IRModule OffloadToLibraries(const IRModule& mod, const Target& host);
+
 /// Compiles `mod` for `targets` (the first one runs the kernels; at least one) under the
 /// current PassContext and returns the executable. Errors name the stage that failed.
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::vector<Target>& targets);

@@ -84,6 +84,12 @@ const FunctionNode* ModuleLowerer::CompilerCallee(const CallNode* call, std::str
   return nullptr;
 }
 
+// A parameter's type: its annotation, else what type inference found. (Arguments that
+// were already lowered carry no checked type, so the callee's side is the one to read.)
+Type ParamType(const Var& p) {
+  return p->type_annotation.defined() ? p->type_annotation : p->checked_type();
+}
+
 Expr ModuleLowerer::LowerExternCall(const std::string& name, const FunctionNode* fn,
                                     const std::vector<Expr>& args, const Type& out_type) {
   auto it = extern_stubs_.find(name);
@@ -92,8 +98,7 @@ Expr ModuleLowerer::LowerExternCall(const std::string& name, const FunctionNode*
     // signature; the backend named by `Compiler` supplies the code at build time.
     std::vector<const TensorTypeNode*> ins, outs;
     for (const Var& p : fn->params)
-      FlattenTensorTypes(p->type_annotation.defined() ? p->type_annotation : p->checked_type(), ins,
-                         "parameters of Compiler function @" + name);
+      FlattenTensorTypes(ParamType(p), ins, "parameters of Compiler function @" + name);
     FlattenTensorTypes(out_type, outs, "results of Compiler function @" + name);
     std::vector<tir::Buffer> buffers;
     for (size_t i = 0; i < ins.size(); ++i)
@@ -115,7 +120,7 @@ Expr ModuleLowerer::LowerExternCall(const std::string& name, const FunctionNode*
   for (size_t i = 0; i < args.size(); ++i) {
     if (const auto* tup = args[i].as<TupleNode>()) {
       flat.insert(flat.end(), tup->fields.begin(), tup->fields.end());
-    } else if (const auto* tt = args[i]->checked_type().as<TupleTypeNode>()) {
+    } else if (const auto* tt = ParamType(fn->params[i]).as<TupleTypeNode>()) {
       for (size_t k = 0; k < tt->fields.size(); ++k)
         flat.push_back(MakeTupleGetItem(args[i], static_cast<int>(k)));
     } else {
@@ -211,8 +216,13 @@ Expr ModuleLowerer::RewriteNode(const Expr& e,
     if (const FunctionNode* fn = PrimitiveCallee(c))
       return LowerCall(Function(fn), args, c->checked_type());
     std::string extern_name;
-    if (const FunctionNode* fn = CompilerCallee(c, &extern_name))
-      return LowerExternCall(extern_name, fn, args, c->checked_type());
+    if (const FunctionNode* fn = CompilerCallee(c, &extern_name)) {
+      // Passes that rebuild the caller (FuseOps around an offloaded call) may leave the
+      // call untyped; the partition's declared result type is the same type.
+      Type out = c->checked_type_or_null();
+      if (!out.defined()) out = fn->ret_type.defined() ? fn->ret_type : fn->body->checked_type();
+      return LowerExternCall(extern_name, fn, args, out);
+    }
     if (c->op() && c->op()->name != kCallTirOp) {
       // A lone op: lowered as a one-op Primitive function.
       std::vector<Var> params;
