@@ -72,6 +72,7 @@ void BindTransform(py::module_& m);
 void BindInstrument(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
+void BindFrontend(py::module_& m);
 
 }  // namespace tessera::python
 

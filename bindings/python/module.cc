@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   BindInstrument(m);
   BindRuntime(m);
   BindBuild(m);
+  BindFrontend(m);
 }

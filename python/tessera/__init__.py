@@ -45,5 +45,6 @@ from .ir import (  # noqa: F401
 )
 from .runtime import evaluate, evaluate_function, run  # noqa: F401
 from .build import Executable, build, list_targets, load, lower  # noqa: F401
+from . import frontend  # noqa: F401,E402
 
 __version__ = "0.1.0"
