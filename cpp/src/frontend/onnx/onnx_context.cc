@@ -21,8 +21,7 @@ std::optional<DType> DTypeFromOnnx(int32_t t) {
       return DType::kFloat64;
     case onnx::TensorProto::FLOAT16:
       return DType::kFloat16;
-    case onnx::TensorProto::BFLOAT16:
-      return DType::kBFloat16;
+    // BFLOAT16 is left out: NumPy (hence the Python API and .npy files) cannot carry it.
     case onnx::TensorProto::INT8:
       return DType::kInt8;
     case onnx::TensorProto::UINT8:
@@ -82,7 +81,6 @@ NDArray TensorFromProto(const onnx::TensorProto& t, const std::string& what) {
       for (int64_t i = 0; i < count; ++i) out.data_as<int64_t>()[i] = t.int64_data(i);
       break;
     case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
       check(t.int32_data_size(), "int32_data");
       for (int64_t i = 0; i < count; ++i)
         out.data_as<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(i));
