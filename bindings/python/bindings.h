@@ -81,6 +81,7 @@ void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
 void BindPattern(py::module_& m);
 void BindCollage(py::module_& m);
+void BindFrontend(py::module_& m);
 
 }  // namespace tessera::python
 

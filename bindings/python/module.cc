@@ -15,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   BindBuild(m);
   BindPattern(m);
   BindCollage(m);
+  BindFrontend(m);
 }

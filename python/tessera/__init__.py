@@ -49,5 +49,6 @@ from .runtime import evaluate, evaluate_function, run  # noqa: F401
 from .build import Executable, build, list_targets, load, lower  # noqa: F401
 from . import pattern  # noqa: F401
 from .partition import partition_for, partition_for_blas, partition_for_dnnl  # noqa: F401
+from . import frontend  # noqa: F401,E402
 
 __version__ = "0.1.0"

@@ -515,6 +515,64 @@ static void test_dlpack(void) {
   ((float*)c)[5] = 1.0f; /* still alive through `back` (ASan checks this) */
   TsTensorDestroy(back);
   TsModuleDestroy(mod);
+/* Imports tests/data/onnx/relu_add.onnx (y = relu(x + [-1, 0, 1]), x: [batch, 3]) with a
+ * static batch, runs it, and checks the ONNX errors. */
+static void test_onnx_import(void) {
+  const char* path = TESSERA_TEST_DATA_DIR "/onnx/relu_add.onnx";
+  const char* names[1] = {"x"};
+  const int64_t dims[2] = {2, 3};
+  const int64_t* shapes[1] = {dims};
+  const int32_t ranks[1] = {2};
+  TsModule mod = NULL;
+  Buffer ops = {{0}, 0};
+  CHECK(TsONNXSupportedOps(append, &ops) == TS_OK);
+  CHECK(strstr(ops.text, "Conv") != NULL && strstr(ops.text, "Relu") != NULL);
+  /* The batch is symbolic: without a shape the import is unsupported and says so. */
+  CHECK(TsModuleFromONNX(path, NULL, NULL, NULL, 0, 0, &mod) == TS_ERROR_UNSUPPORTED);
+  CHECK(strstr(TsGetLastError(), "batch") != NULL);
+  CHECK(TsModuleFromONNX(path, names, shapes, ranks, 1, 0, &mod) == TS_OK);
+  if (mod) {
+    float x[6] = {0.5f, -2.0f, 0.25f, 3.0f, 1.0f, -4.0f};
+    float want[6] = {0.0f, 0.0f, 1.25f, 2.0f, 1.0f, 0.0f};
+    TsTensor in = NULL, out[1] = {NULL};
+    size_t n = 0;
+    CHECK(TsTensorFromBuffer(x, dims, 2, kF32, &in) == TS_OK);
+    CHECK(TsModuleRunMain(mod, names, &in, 1, out, 1, &n) == TS_OK);
+    if (n == 1 && out[0]) {
+      void* data = NULL;
+      const int64_t* shape = NULL;
+      int32_t ndim = 0;
+      TsDType dt;
+      CHECK(TsTensorGetInfo(out[0], &data, &shape, &ndim, &dt) == TS_OK);
+      int ok = ndim == 2 && shape[0] == 2 && shape[1] == 3;
+      for (int i = 0; ok && i < 6; ++i) ok = fabsf(((float*)data)[i] - want[i]) < 1e-6f;
+      CHECK(ok);
+      TsTensorDestroy(out[0]);
+    }
+    TsTensorDestroy(in);
+    TsModuleDestroy(mod);
+  }
+  mod = NULL;
+  /* params_as_inputs: the initializer becomes a second parameter. */
+  CHECK(TsModuleFromONNX(path, names, shapes, ranks, 1, 1, &mod) == TS_OK);
+  if (mod) {
+    Buffer text = {{0}, 0};
+    CHECK(TsModulePrint(mod, append, &text) == TS_OK);
+    CHECK(strstr(text.text, "%bias") != NULL);
+    TsModuleDestroy(mod);
+  }
+  CHECK(TsModuleFromONNX("/nonexistent/model.onnx", NULL, NULL, NULL, 0, 0, &mod) ==
+        TS_ERROR_IO);
+  char garbage_path[] = "/tmp/tessera_c_api_garbageXXXXXX";
+  int fd = mkstemp(garbage_path);
+  if (fd >= 0) {
+    CHECK(write(fd, "\xff\xff\xff garbage", 12) == 12);
+    close(fd);
+    CHECK(TsModuleFromONNX(garbage_path, NULL, NULL, NULL, 0, 0, &mod) == TS_ERROR_PARSE);
+    unlink(garbage_path);
+  }
+  CHECK(TsModuleFromONNX(NULL, NULL, NULL, NULL, 0, 0, &mod) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsModuleFromONNX(path, NULL, NULL, NULL, 1, 0, &mod) == TS_ERROR_INVALID_ARGUMENT);
 }
 
 int main(void) {
@@ -523,6 +581,7 @@ int main(void) {
   test_build_save_load();
   test_target_errors();
   test_dlpack();
+  test_onnx_import();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

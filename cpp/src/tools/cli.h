@@ -20,11 +20,17 @@ int RunRun(const std::vector<std::string>& args);
 int RunCompile(const std::vector<std::string>& args);
 /// `tessera collage candidates`: lists the candidate partitions of each target's spec.
 int RunCollage(const std::vector<std::string>& args);
+/// `tessera bench`: latency (median/p90) and per-kernel profile of a model on a target.
+int RunBench(const std::vector<std::string>& args);
 
 /// Reads a whole file ("-" = standard input); throws an I/O error naming the path.
 std::string ReadFileOrStdin(const std::string& path);
-/// Loads a module from text IR or JSON (by content: JSON starts with '{').
+/// Loads a module from an ONNX model (by the .onnx extension or protobuf content), text
+/// IR or JSON (by content: JSON starts with '{').
 IRModule LoadModule(const std::string& path);
+/// Shows `message` as the current stage of long work on stderr when it is a terminal
+/// (overwriting the previous one); an empty message clears the line. No-op otherwise.
+void Progress(const std::string& message);
 /// Writes `text` to `path` ("-" = standard output).
 void WriteTextFile(const std::string& path, const std::string& text);
 

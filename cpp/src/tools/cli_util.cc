@@ -1,11 +1,15 @@
 // CLI helpers: argument scanning and module/file input-output.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli.h"
+#include "tessera/frontend/onnx.h"
 #include "tessera/ir/json.h"
 #include "tessera/ir/parser.h"
 #include "tessera/support/error.h"
@@ -83,9 +87,26 @@ std::string ReadFileOrStdin(const std::string& path) {
   return buffer.str();
 }
 
+void Progress(const std::string& message) {
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!tty) return;
+  std::fprintf(stderr, "\r\033[K%s", message.c_str());
+  if (message.empty()) std::fprintf(stderr, "\r");
+  std::fflush(stderr);
+}
+
 IRModule LoadModule(const std::string& path) {
   std::string text = ReadFileOrStdin(path);
   std::string shown = path == "-" ? "<stdin>" : path;
+  // An ONNX ModelProto starts with field 1 (ir_version, a varint): tag byte 0x08.
+  bool onnx = (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0) ||
+              (!text.empty() && text[0] == '\x08');
+  if (onnx) {
+    Progress("importing " + shown + " ...");
+    IRModule mod = frontend::FromOnnxBytes(text, {}, shown);
+    Progress("");
+    return mod;
+  }
   if (text.rfind("TESSERA-EXEC", 0) == 0)
     TS_THROW(kValue) << shown << " is a compiled executable, not a module: run it with "
                      << "`tessera run " << shown << "`";

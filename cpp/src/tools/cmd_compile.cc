@@ -10,7 +10,8 @@ namespace tessera::cli {
 static const char* kCompileHelp =
     "usage: tessera compile FILE -o OUT [--target TARGET] [options]\n"
     "\n"
-    "Builds a module (text IR or JSON; '-' = stdin) for a target and writes the executable\n"
+    "Builds a model (ONNX .onnx, text IR or JSON; '-' = stdin) for a target and writes the\n"
+    "executable\n"
     "(graph, constants and compiled kernels) to OUT; `tessera run OUT` runs it without a\n"
     "compiler.\n"
     "  -o OUT                where to write the executable\n"
@@ -31,8 +32,11 @@ int RunCompile(const std::vector<std::string>& raw_args) {
   IRModule mod = LoadModule(args.positionals()[0]);
   PassContext ctx = ContextFromArgs(args);
   PassContext::Scope scope(ctx);
+  Progress("compiling for " + args.Get("--target", "native") + " ...");
   auto exe = Build(mod, args.Get("--target", "native"));
+  Progress("writing " + args.Get("-o") + " ...");
   exe->Save(args.Get("-o"));
+  Progress("");
   std::fprintf(stderr, "tessera compile: %zu kernel call(s), %zu byte(s) of intermediates -> %s\n",
                exe->instructions().size(), exe->memory_plan().arena_bytes, args.Get("-o").c_str());
   return 0;

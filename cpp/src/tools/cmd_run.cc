@@ -2,6 +2,7 @@
 // or from a compiled executable — and writes or prints the outputs.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -16,15 +17,18 @@
 namespace tessera::cli {
 
 static const char* kRunHelp =
-    "usage: tessera run FILE --input NAME=FILE.npy ... [--target T] [--output OUT.npy] [--time]\n"
+    "usage: tessera run FILE --input NAME=FILE.npy ... [--target T] [--output OUT.npy|DIR]\n"
+    "                 [--time]\n"
     "\n"
-    "Runs @main of a module (text IR or JSON) with the reference interpreter, or built for\n"
-    "--target; or runs an executable written by `tessera compile`.\n"
+    "Runs @main of a model (ONNX .onnx, text IR or JSON) with the reference interpreter, or\n"
+    "built for --target; or runs an executable written by `tessera compile`.\n"
     "  --input NAME=PATH   value of parameter NAME from a .npy file (repeat per parameter)\n"
     "  --target TARGET     build for TARGET first (e.g. native, \"native -num_threads=1\")\n"
     "  --threads N         threads of the executor (0 = all cores; compiled files)\n"
     "  --output PATH       write the result to PATH (a tuple result writes PATH with\n"
-    "                      _0, _1, ... before the extension); default: print it\n"
+    "                      _0, _1, ... before the extension); an existing directory (or a\n"
+    "                      PATH ending in '/') gets output_0.npy, output_1.npy, ...;\n"
+    "                      default: print it\n"
     "  --time              print the evaluation time to stderr\n";
 
 /// Prints up to 16 leading values of a tensor.
@@ -99,7 +103,10 @@ int RunRun(const std::vector<std::string>& raw_args) {
       exe = runtime::Executable::Load(file);
     } else {
       Target target = Target::Parse(args.Get("--target"));
-      exe = Build(LoadModule(file), {target});
+      IRModule mod = LoadModule(file);
+      Progress("compiling for " + target.ToString() + " ...");
+      exe = Build(mod, {target});
+      Progress("");
       options = runtime::ExecutorOptions::FromTarget(target);
     }
     if (threads >= 0) options.num_threads = threads;
@@ -118,12 +125,21 @@ int RunRun(const std::vector<std::string>& raw_args) {
   if (args.Has("--time")) std::fprintf(stderr, "run time: %.3f ms\n", seconds * 1e3);
 
   std::string out_path = args.Get("--output");
+  std::error_code ec;
+  bool to_dir =
+      !out_path.empty() && (out_path.back() == '/' || std::filesystem::is_directory(out_path, ec));
+  if (to_dir) std::filesystem::create_directories(out_path, ec);
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (out_path.empty()) {
       std::printf("output %zu: %s\n", i, Summarize(outputs[i]).c_str());
       continue;
     }
-    WriteNpy(is_tuple ? IndexedPath(out_path, i) : out_path, outputs[i]);
+    if (to_dir)
+      WriteNpy(
+          (std::filesystem::path(out_path) / ("output_" + std::to_string(i) + ".npy")).string(),
+          outputs[i]);
+    else
+      WriteNpy(is_tuple ? IndexedPath(out_path, i) : out_path, outputs[i]);
   }
   return 0;
 }

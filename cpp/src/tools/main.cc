@@ -18,8 +18,9 @@ const char* kUsage =
     "  run FILE    run @main on .npy inputs (interpreter, --target, or a compiled file)\n"
     "  compile FILE -o OUT   build for a target and save the executable\n"
     "  collage candidates FILE --target T   list Collage's candidate partitions\n"
+    "  bench FILE  latency (median/p90) and per-kernel profile on a target\n"
     "\n"
-    "FILE is text IR or JSON IR; '-' reads standard input.\n"
+    "FILE is an ONNX model (.onnx), text IR or JSON IR; '-' reads standard input.\n"
     "Run 'tessera <command> --help' for a command's options.\n"
     "Set TESSERA_LOG_LEVEL=debug|info|warn for logging.\n";
 
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     if (command == "run") return tessera::cli::RunRun(args);
     if (command == "compile") return tessera::cli::RunCompile(args);
     if (command == "collage") return tessera::cli::RunCollage(args);
+    if (command == "bench") return tessera::cli::RunBench(args);
     std::fprintf(stderr, "tessera: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const tessera::Error& e) {

@@ -1,0 +1,165 @@
+"""Model benchmark: ResNet-18, MobileNetV2, SqueezeNet 1.1 (torchvision, random weights
+under a fixed seed, no downloads), a 2-layer TransformerEncoder (d=256, 4 heads, seq 64),
+an MLP 784-512-512-10 and a small MNIST CNN are exported to ONNX, imported by Tessera,
+checked against PyTorch (rtol 1e-4), and timed in the same run on one and two threads
+(warm-up, then median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
+optimize_for_inference), Tessera native. Writes bench/results/models.{md,json}.
+
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py [--repeat N]
+       [--models resnet18,mlp,...] [--threads 1,2]
+"""
+import argparse
+import json
+import os
+import pathlib
+import platform
+import statistics
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torchvision
+
+import tessera
+
+ROOT = pathlib.Path(__file__).resolve().parent
+
+
+class MnistCNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 8, 5, padding=2)
+        self.conv2 = torch.nn.Conv2d(8, 16, 5, padding=2)
+        self.fc = torch.nn.Linear(16 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = torch.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = torch.max_pool2d(torch.relu(self.conv2(x)), 3)
+        return self.fc(x.view(x.size(0), -1))
+
+
+def make_models():
+    """name -> (module, example input); each built right after seeding."""
+    def seeded(fn):
+        torch.manual_seed(0)
+        return fn()
+
+    layer = lambda: torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024,  # noqa: E731
+                                                     dropout=0.1, batch_first=True)
+    return {
+        "resnet18": (seeded(lambda: torchvision.models.resnet18(weights=None)), (1, 3, 224, 224)),
+        "mobilenet_v2": (seeded(lambda: torchvision.models.mobilenet_v2(weights=None)),
+                         (1, 3, 224, 224)),
+        "squeezenet1_1": (seeded(lambda: torchvision.models.squeezenet1_1(weights=None)),
+                          (1, 3, 224, 224)),
+        "transformer_encoder": (seeded(lambda: torch.nn.TransformerEncoder(layer(), 2,
+                                                                           enable_nested_tensor=False)),
+                                (1, 64, 256)),
+        "mlp": (seeded(lambda: torch.nn.Sequential(
+            torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+            torch.nn.ReLU(), torch.nn.Linear(512, 10))), (1, 784)),
+        "mnist_cnn": (seeded(MnistCNN), (1, 1, 28, 28)),
+    }
+
+
+def timed(fn, warmup, repeat):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(0.9 * len(times)))]
+
+
+def machine():
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
+            "torch": torch.__version__, "torchvision": torchvision.__version__,
+            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--models", default="")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--opset", type=int, default=13)
+    args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    models = make_models()
+    if args.models:
+        models = {k: v for k, v in models.items() if k in args.models.split(",")}
+    results = []
+    tmp = tempfile.mkdtemp()
+    for name, (model, shape) in models.items():
+        model.eval()
+        torch.manual_seed(1)
+        x = torch.randn(*shape)
+        path = os.path.join(tmp, name + ".onnx")
+        with torch.no_grad():
+            ref = model(x).numpy()
+        # Exported with gradients enabled: otherwise eval-mode TransformerEncoderLayer takes
+        # its fused fast path (aten::_transformer_encoder_layer_fwd), which ONNX cannot express.
+        torch.onnx.export(model, x, path, opset_version=args.opset, input_names=["input"],
+                              output_names=["output"], do_constant_folding=True)
+        t0 = time.perf_counter()
+        mod = tessera.frontend.from_onnx(path)
+        import_s = time.perf_counter() - t0
+        with torch.no_grad():
+            frozen = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x).eval()))
+        row = {"model": name, "input": list(shape), "import_s": round(import_s, 3)}
+        for n in threads:
+            torch.set_num_threads(n)
+            t0 = time.perf_counter()
+            exe = tessera.build(mod, target=f"native -num_threads={n}")
+            build_s = time.perf_counter() - t0
+            out = exe.run(input=x.numpy())
+            err = float(np.max(np.abs(out - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
+            ok = bool(np.allclose(out, ref, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(ref)))))
+            with torch.no_grad():
+                eager = timed(lambda: model(x), args.warmup, args.repeat)
+                fz = timed(lambda: frozen(x), args.warmup, args.repeat)
+            b = exe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
+            row[f"t{n}"] = {"eager_ms": eager, "frozen_ms": fz,
+                            "tessera_ms": (b["median_ms"], b["p90_ms"]),
+                            "build_s": round(build_s, 2), "max_rel_err": err, "match": ok}
+            print(f"{name} threads={n}: eager {eager[0]:.3f} ms, frozen {fz[0]:.3f} ms, "
+                  f"tessera {b['median_ms']:.3f} ms (p90 {b['p90_ms']:.3f}), "
+                  f"rel err {err:.1e} {'OK' if ok else 'MISMATCH'}", flush=True)
+        results.append(row)
+    info = {"machine": machine(), "threads": threads, "warmup": args.warmup,
+            "repeat": args.repeat, "opset": args.opset, "results": results}
+    out_dir = ROOT / "results"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / "models.json").write_text(json.dumps(info, indent=2) + "\n")
+    lines = ["# Model benchmark (bench/bench_models.py)", "",
+             f"Machine: {info['machine']['cpu']}, {info['machine']['cores']} cores; "
+             f"torch {torch.__version__}; OPENBLAS_CORETYPE={info['machine']['OPENBLAS_CORETYPE']}; "
+             f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1.", "",
+             "| model | threads | PyTorch eager | TorchScript frozen | Tessera native | "
+             "Tessera vs eager | max rel err | match |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        for n in threads:
+            t = r[f"t{n}"]
+            lines.append(f"| {r['model']} | {n} | {t['eager_ms'][0]:.3f} ({t['eager_ms'][1]:.3f}) | "
+                         f"{t['frozen_ms'][0]:.3f} ({t['frozen_ms'][1]:.3f}) | "
+                         f"{t['tessera_ms'][0]:.3f} ({t['tessera_ms'][1]:.3f}) | "
+                         f"{t['eager_ms'][0] / t['tessera_ms'][0]:.2f}x | {t['max_rel_err']:.1e} | "
+                         f"{'yes' if t['match'] else 'NO'} |")
+    (out_dir / "models.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
