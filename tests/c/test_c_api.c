@@ -515,6 +515,8 @@ static void test_dlpack(void) {
   ((float*)c)[5] = 1.0f; /* still alive through `back` (ASan checks this) */
   TsTensorDestroy(back);
   TsModuleDestroy(mod);
+}
+
 /* Imports tests/data/onnx/relu_add.onnx (y = relu(x + [-1, 0, 1]), x: [batch, 3]) with a
  * static batch, runs it, and checks the ONNX errors. */
 static void test_onnx_import(void) {
