@@ -41,6 +41,34 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], 
 })");
 }
 
+TEST(PassFuseOps, CallTirStaysInPlace) {
+  // call_tir already names its kernel; its @PrimFunc argument must stay a global, so it
+  // is never outlined, while the ops around it still fuse.
+  const char* prim = R"(
+primfn @add_one(%A: Buffer[(4), float32]) -> (%B: Buffer[(4), float32]) {
+  for %i: int32 in 0 +: 4 {
+    block "compute"(%vi: int32 in 0 +: 4 spatial = %i) reads(%A[%vi]) writes(%B[%vi]) {
+      %B[%vi] = %A[%vi] + 1f;
+    }
+  }
+})";
+  CheckPass(FuseOps(), std::string(R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = call_tir(@add_one, (%x,), Tensor[(4), float32]);
+  %1 = exp(%0);
+  nn.relu(%1)
+})") + prim,
+            std::string(R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = call_tir(@add_one, (%x,), Tensor[(4), float32]);
+  %1 = fn (%p0: Tensor[(4), float32], Primitive=1) {
+    %2 = exp(%p0);
+    nn.relu(%2)
+  };
+  %1(%0)
+})") + prim);
+}
+
 TEST(PassFuseOps, ReductionStartsNewGroupAndInjectiveFusesIntoIt) {
   // exp is elemwise and fuses into the sum (its post-dominator); the sum is a reduction
   // anchor, so the following add starts a new group.

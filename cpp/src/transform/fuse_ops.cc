@@ -220,7 +220,11 @@ Function Rewrite(const Function& func, const IndexedGraph& graph, const std::vec
   std::vector<bool> has_op(n, false);
   for (size_t i = 0; i < n; ++i) {
     group_output[roots[i]] = static_cast<int>(i);
-    if (auto* call = nodes[i].ref.as<CallNode>(); call && call->op()) has_op[roots[i]] = true;
+    // call_tir already names its kernel (its @PrimFunc argument must stay a global), so
+    // it is left in place rather than outlined.
+    if (auto* call = nodes[i].ref.as<CallNode>();
+        call && call->op() && call->op()->name != kCallTirOp)
+      has_op[roots[i]] = true;
   }
   auto in_function = [&](size_t i) { return has_op[roots[i]]; };
   std::vector<std::vector<int>> members_of(n);
