@@ -86,3 +86,21 @@ def test_target_options_offload_without_explicit_partitioning(target, backend):
     np.testing.assert_allclose(ex.run(x=x), np.asarray(tessera.run(before, x=x)),
                                rtol=1e-4, atol=1e-4)
     assert backend in {row["backend"] for row in ex.profile(x=x, repeat=1)["rows"]}
+
+
+def test_blas_takes_constant_biases_only():
+    # A bias that is a model input stays outside the GEMM partition (BLAS folds biases
+    # into the output at load), so the model still builds and runs.
+    if "blas" not in {t["name"] for t in tessera.list_targets()}:
+        pytest.skip("this build has no blas backend")
+    x = tessera.var("x", shape=(3, 8))
+    b = tessera.var("b", shape=(6,))
+    y = nn.bias_add(nn.dense(x, const(6, 8)), b, axis=-1)
+    mod = tessera.IRModule.from_expr(tessera.Function([x, b], y))
+    after = tessera.partition_for_blas(mod)
+    assert 'Composite="blas.dense"' in after.astext(show_meta_data=False)
+    inputs = dict(x=RNG.standard_normal((3, 8)).astype("float32"),
+                  b=RNG.standard_normal(6).astype("float32"))
+    ex = tessera.build(after, target="native -num_threads=1")
+    np.testing.assert_allclose(ex.run(**inputs), np.asarray(tessera.run(mod, **inputs)),
+                               rtol=1e-5, atol=1e-5)

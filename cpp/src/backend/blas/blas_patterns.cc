@@ -1,5 +1,6 @@
 // The BLAS backend's pattern table and op predicates: float32 GEMMs through
 // cblas_sgemm (dense, matmul, batch_matmul), optionally with a per-column bias.
+#include "tessera/ir/expr.h"
 #include "tessera/pattern/library_patterns.h"
 
 namespace tessera {
@@ -32,8 +33,17 @@ void RegisterBlasPatternTable(PatternTableRegistry& registry) {
         {AnchorKind::kMatmul, GemmSupported},
         {AnchorKind::kBatchMatmul, BatchGemmSupported}}) {
     for (PatternTableEntry& e : MakeChainEntries("blas", kind, {}, /*with_sum=*/false,
-                                                 /*with_bare=*/true, check))
+                                                 /*with_bare=*/true, check)) {
+      // The bias is folded into the GEMM by pre-broadcasting it into the output at load
+      // (beta = 1), so the BLAS module takes constant biases only.
+      if (e.label.size() > 5 && e.label.compare(e.label.size() - 5, 5, "_bias") == 0)
+        e.predicate = [inner = e.predicate](const Expr& root) {
+          const auto* call = root.as<CallNode>();
+          return call && call->args.size() == 2 && call->args[1].as<ConstantNode>() &&
+                 (!inner || inner(root));
+        };
       entries.push_back(std::move(e));
+    }
   }
   registry.RegisterPatterns("blas", std::move(entries));
   registry.RegisterOpSupport("blas", "nn.dense", GemmSupported);
