@@ -69,6 +69,24 @@ def @main(%x: Tensor[(4), float32]) {
 })") + prim);
 }
 
+TEST(PassInlineComposites, CompositeCallsBecomePlainOpsOutsidePartitions) {
+  CheckPass(InlineComposites(), R"(
+def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
+  %0 = fn (%a: Tensor[(2, 3), float32], %b: Tensor[(4, 3), float32], Composite="dnnl.dense_relu") {
+    %1 = nn.dense(%a, %b);
+    nn.relu(%1)
+  };
+  %2 = %0(%x, %w);
+  exp(%2)
+})",
+            R"(
+def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.relu(%0);
+  exp(%1)
+})");
+}
+
 TEST(PassFuseOps, ReductionStartsNewGroupAndInjectiveFusesIntoIt) {
   // exp is elemwise and fuses into the sum (its post-dominator); the sum is a reduction
   // anchor, so the following add starts a new group.

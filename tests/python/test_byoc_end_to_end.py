@@ -104,3 +104,20 @@ def test_blas_takes_constant_biases_only():
     ex = tessera.build(after, target="native -num_threads=1")
     np.testing.assert_allclose(ex.run(**inputs), np.asarray(tessera.run(mod, **inputs)),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_composites_outside_partitions_are_inlined_by_build():
+    # After a bare MergeComposite (no partitioning) the labels mean nothing to the native
+    # build: InlineComposites turns them back into plain ops, which FuseOps fuses.
+    from tessera import transform
+    x = tessera.var("x", shape=(4, 8))
+    y = nn.relu(nn.bias_add(nn.dense(x, const(6, 8)), const(6), axis=-1))
+    mod = tessera.IRModule.from_expr(tessera.Function([x], y))
+    merged = transform.MergeComposite(tessera.pattern.get_pattern_table("dnnl"))(mod)
+    assert "Composite=" in merged.astext(show_meta_data=False)
+    inlined = transform.InlineComposites()(merged)
+    assert tessera.structural_equal(inlined["main"], transform.InferType()(mod)["main"])
+    xv = RNG.standard_normal((4, 8)).astype("float32")
+    ex = tessera.build(merged, target="native")
+    np.testing.assert_allclose(ex.run(x=xv), np.asarray(tessera.run(mod, x=xv)), rtol=1e-5,
+                               atol=1e-5)

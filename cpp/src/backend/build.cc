@@ -13,9 +13,10 @@
 namespace tessera {
 
 Pass BuildPipeline() {
-  return Sequential({InferTypePass(), SimplifyInference(), FoldConstant(), FoldScaleAxis(),
-                     SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
-                    "build");
+  return Sequential(
+      {InferTypePass(), InlineComposites(), InferTypePass(), SimplifyInference(), FoldConstant(),
+       FoldScaleAxis(), SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
+      "build");
 }
 
 IRModule LowerForBuild(const IRModule& mod) {

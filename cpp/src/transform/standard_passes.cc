@@ -15,6 +15,10 @@ void AppendStandardPasses(std::vector<PassRegistration>& passes) {
   passes.push_back({"FoldConstant", "evaluate constant sub-graphs", {}, [](const Attrs&) {
                       return FoldConstant();
                     }});
+  passes.push_back({"InlineComposites",
+                    "inline Composite functions outside library partitions",
+                    {},
+                    [](const Attrs&) { return InlineComposites(); }});
   passes.push_back({"DeadCodeElimination",
                     "remove unused bindings and unreachable functions",
                     {},

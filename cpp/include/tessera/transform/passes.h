@@ -27,6 +27,11 @@ Pass EliminateCommonSubexpr();
 /// and shift, nn.layer_norm into mean/variance arithmetic, nn.dropout into identity.
 Pass SimplifyInference();
 
+/// Replaces calls of local `Composite` functions by their bodies in every function that is
+/// not a library partition (Compiler functions are skipped), so the native build fuses
+/// the ops itself; build() runs it first.
+Pass InlineComposites();
+
 /// Folds a per-output-channel constant scale applied after nn.conv2d or nn.dense (as left
 /// by a simplified batch norm) into the constant weights.
 Pass FoldScaleAxis();
