@@ -341,49 +341,6 @@ Stmt DecomposeReductions(const Stmt& s) {
   return s;
 }
 
-/// Every load in `e` (iteratively: expressions can be deep).
-void ForEachLoad(const PrimExpr& root, const std::function<void(const BufferLoadNode*)>& fn) {
-  std::vector<const PrimExprNode*> stack{root.get()};
-  while (!stack.empty()) {
-    const PrimExprNode* e = stack.back();
-    stack.pop_back();
-    if (!e) continue;
-    switch (e->type_index()) {
-      case TypeIndex::kBinary: {
-        auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->a.get());
-        stack.push_back(n->b.get());
-        break;
-      }
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect: {
-        auto* n = static_cast<const SelectNode*>(e);
-        stack.push_back(n->cond.get());
-        stack.push_back(n->true_value.get());
-        stack.push_back(n->false_value.get());
-        break;
-      }
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad: {
-        auto* n = static_cast<const BufferLoadNode*>(e);
-        fn(n);
-        for (const PrimExpr& i : n->indices) stack.push_back(i.get());
-        break;
-      }
-      case TypeIndex::kIntrinsic:
-        for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args)
-          stack.push_back(a.get());
-        break;
-      default:
-        break;
-    }
-  }
-}
-
 /// Reduction over an outer axis: `for s { init; for r.. { acc[.., s] op= x[.., r, .., s] } }`
 /// where `s` is the innermost output axis and no input is contiguous in a reduce
 /// variable becomes `for s { init }; for r.. { for s { ... } }`, so the loop over `s`
