@@ -4,6 +4,7 @@
 #include <pybind11/functional.h>
 
 #include "bindings.h"
+#include "py_pattern_convert.h"
 #include "tessera/collage/combiner_rule.h"
 #include "tessera/collage/partition_for_testing.h"
 #include "tessera/collage/partition_rule.h"
@@ -121,6 +122,33 @@ void BindCollage(py::module_& parent) {
       },
       py::arg("name"), py::arg("predicate"), py::arg("description") = "",
       "One candidate per op call the predicate accepts (op names or a callable(Call) -> bool).");
+  m.def(
+      "dfpattern",
+      [](std::string name, py::object pattern, py::object predicate) {
+        return PyRule{std::make_shared<DFPatternPartitionRule>(
+            name, PatternOf(pattern, "collage.dfpattern: pattern"),
+            PredicateFromPy(std::move(predicate)))};
+      },
+      py::arg("name"), py::arg("pattern"), py::arg("predicate") = py::none(),
+      "One candidate per match of a DFPattern (tried at every node; matches may overlap) "
+      "whose root passes `predicate`; wildcard matches and inlinable nodes stay outside.");
+  m.def(
+      "byoc",
+      [](std::string compiler, size_t max_depth, std::string fusion) {
+        ByocFusionStyle style;
+        if (fusion == "none")
+          style = ByocFusionStyle::kNoFusion;
+        else if (fusion == "tvm")
+          style = ByocFusionStyle::kTVMFusion;
+        else if (fusion == "arbitrary")
+          style = ByocFusionStyle::kArbitraryFusion;
+        else
+          TS_THROW(kValue) << "collage.byoc: unknown fusion style '" << fusion
+                           << "' (use 'none', 'tvm' or 'arbitrary')";
+        return PyRule{MakeByocPartitionRule(compiler, max_depth, style)};
+      },
+      py::arg("compiler"), py::arg("max_depth") = 4, py::arg("fusion") = "arbitrary",
+      "A library backend's rule from its registered pattern table and supported ops.");
   m.def(
       "op_call_by_kind",
       [](std::string name) { return PyRule{std::make_shared<OpCallByKindPartitionRule>(name)}; },

@@ -2,7 +2,7 @@
 // pattern-table registry and the BYOC passes (tessera.pattern, tessera.transform).
 #include <pybind11/functional.h>
 
-#include "bindings.h"
+#include "py_pattern_convert.h"
 #include "tessera/ir/parser.h"
 #include "tessera/pattern/matcher.h"
 #include "tessera/pattern/pattern_table.h"
@@ -10,14 +10,23 @@
 
 namespace tessera::python {
 
-namespace {
-
 DFPattern PatternOf(py::handle h, const char* what) {
   if (!py::isinstance<DFPattern>(h))
     TS_THROW(kType) << what << " must be a DFPattern, got "
                     << py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>();
   return h.cast<DFPattern>();
 }
+
+PatternPredicate PredicateFromPy(py::object fn) {
+  if (fn.is_none()) return nullptr;
+  auto callback = SharePy(std::move(fn));
+  return [callback](const Expr& root) {
+    py::gil_scoped_acquire gil;
+    return py::bool_((*callback)(root)).cast<bool>();
+  };
+}
+
+namespace {
 
 std::vector<DFPattern> PatternsOf(py::handle seq, const char* what) {
   std::vector<DFPattern> out;
@@ -30,16 +39,6 @@ py::dict NodeMapToPy(const PatternNodeMap& map) {
   for (const auto& [node, expr] : map)
     out[py::cast(DFPattern(Ref<const DFPatternNode>(node)))] = py::cast(expr);
   return out;
-}
-
-/// A C++ predicate calling a Python callable (None: no predicate).
-PatternPredicate PredicateFromPy(py::object fn) {
-  if (fn.is_none()) return nullptr;
-  auto callback = SharePy(std::move(fn));
-  return [callback](const Expr& root) {
-    py::gil_scoped_acquire gil;
-    return py::bool_((*callback)(root)).cast<bool>();
-  };
 }
 
 /// Pattern-table entries from a list of (label, pattern[, predicate]) tuples.

@@ -10,6 +10,16 @@ Build rule trees from the primitives and run them on a module's ``@main``::
     for c in collage.candidates(rule, mod):
         print(c["indexes"], c["label"], c["kind"])   # c["function"]: the extracted Function
 
+Pattern rules use the DFPattern language of ``tessera.pattern``; a library backend's rule
+is built from its registered pattern table, and ``target_candidates`` gathers the specs
+of a target list (``-compiler=dnnl`` / ``-libs=blas`` add the library's spec)::
+
+    from tessera.pattern import is_op, wildcard
+    conv_relu = collage.composite("conv_relu", collage.dfpattern(
+        "", is_op("nn.relu")(is_op("nn.conv2d")(wildcard(), wildcard()))))
+    dnnl_rule = collage.byoc("dnnl", max_depth=4, fusion="arbitrary")   # or "none", "tvm"
+    per_spec = collage.target_candidates(mod, ["native -compiler=dnnl"])  # {"native": [...], "dnnl": [...]}
+
 Indices are post-DFS indices of ``@main``'s dataflow graph: parameters first, each call's
 callee before its arguments, the function itself last (``node_labels(mod)`` lists them).
 Each candidate is a dict with ``indexes``, ``label``, ``kind``, ``rule_name``, ``spec``,
@@ -23,6 +33,8 @@ _c = _core.collage
 PartitionRule = _c.PartitionRule
 CombinerRule = _c.CombinerRule
 op_predicate = _c.op_predicate
+dfpattern = _c.dfpattern
+byoc = _c.byoc
 op_call_by_kind = _c.op_call_by_kind
 composite = _c.composite
 primitive = _c.primitive

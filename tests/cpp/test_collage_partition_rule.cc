@@ -1,6 +1,6 @@
 // Collage partition rules as index sets: the partition_rule_test cases of TVM
-// (reference §3.3), with TVM's combiner bug (§1.7) fixed, plus diamonds, taps, tuples,
-// multiple outputs, a ResNet block, MaxCoalesce, NameSupply and rule printing.
+// (reference §3.3, DFPattern rules included), with TVM's combiner bug (§1.7) fixed, plus diamonds,
+// taps, tuples, multiple outputs, a ResNet block, MaxCoalesce, NameSupply and rule printing.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -167,8 +167,47 @@ Sets BruteForceAllSimple(const DataflowGraph& g, std::vector<std::pair<K, K>> ki
   return seen;
 }
 
-// ---- Pattern and wrapper rules (TVM's DFPattern cases use OpPredicate until the
-// pattern language lands; DFPatternOverlap needs patterns and is not ported) -------------
+// ---- Pattern and wrapper rules ----------------------------------------------------
+
+PartitionRulePtr ReluPattern() {
+  return std::make_shared<DFPatternPartitionRule>("relu_pattern", IsOp("nn.relu")({Wildcard()}));
+}
+
+TEST(CollagePartitionRule, DFPatternSingleOp) {
+  DataflowGraph g(TypedMain(kStd));
+  EXPECT_SETS(Candidates(g, *ReluPattern()), (Sets{{4}, {5}}));
+  EXPECT_EQ(ReluPattern()->AllCandidates(g, Spec())[0].sub_graph.label(), "nn.relu");
+}
+
+TEST(CollagePartitionRule, DFPatternOverlap) {
+  // relu(relu(_) | abs(_)) matches at both relus; the matches share node 4.
+  DataflowGraph g(TypedMain(kStd));
+  DFPatternPartitionRule rule("relu_relu_or_abs", IsOp("nn.relu")({IsOp("nn.relu")({Wildcard()}) |
+                                                                   IsOp("abs")({Wildcard()})}));
+  EXPECT_SETS(Candidates(g, rule), (Sets{{3, 4}, {4, 5}}));
+}
+
+TEST(CollagePartitionRule, DFPatternPredicateFilters) {
+  DataflowGraph g(TypedMain(kStd));
+  // Keeps only the match whose root consumes another relu.
+  DFPatternPartitionRule rule("relu_of_relu", IsOp("nn.relu")({Wildcard()}), [](const Expr& root) {
+    const Expr& arg = root.as<CallNode>()->args[0];
+    auto* inner = arg.as<CallNode>();
+    return inner && inner->op() && inner->op()->name == "nn.relu";
+  });
+  EXPECT_SETS(Candidates(g, rule), (Sets{{5}}));
+}
+
+TEST(CollagePartitionRule, DFPatternKeepsConstantsDropsWildcards) {
+  // dense(_, constant) + constant: the weight and bias constants are inside the
+  // candidate, the wildcard-matched input is not; the scalar 0.5 would be inlined.
+  DataflowGraph g(Gpt2Ops());
+  DFPatternPartitionRule rule(
+      "dense_bias", IsOp("add")({IsOp("nn.dense")({Wildcard(), IsConstant()}), IsConstant()}));
+  EXPECT_SETS(Candidates(g, rule), (Sets{{5, 6, 7, 8}}));
+  auto cands = rule.AllCandidates(g, Spec());
+  EXPECT_EQ(cands[0].sub_graph.kind(), K::kOutEWiseFusable);
+}
 
 TEST(CollagePartitionRule, OpPredicateSingleOp) {
   DataflowGraph g(TypedMain(kStd));
@@ -203,24 +242,25 @@ void ExpectRewrite(const PartitionRule& rule, const PartitionSpecPtr& spec,
 }
 
 TEST(CollagePartitionRule, Composite) {
-  ExpectRewrite(CompositePartitionRule("composite", OpNamed("relu", "nn.relu")), Spec(),
+  ExpectRewrite(CompositePartitionRule("composite", ReluPattern()), Spec(),
                 "Composite=\"composite\"");
 }
 
 TEST(CollagePartitionRule, PrimitiveNative) {
-  ExpectRewrite(PrimitivePartitionRule("primitive", OpNamed("relu", "nn.relu")), Spec(),
-                "Primitive=1");
+  ExpectRewrite(PrimitivePartitionRule("primitive", ReluPattern()), Spec(), "Primitive=1");
 }
 
 TEST(CollagePartitionRule, PrimitiveExternal) {
-  ExpectRewrite(PrimitivePartitionRule("primitive", OpNamed("relu", "nn.relu")),
+  ExpectRewrite(PrimitivePartitionRule("primitive", ReluPattern()),
                 Spec("test_ext_codegen", "test_ext_codegen"),
                 "Primitive=1, Compiler=\"test_ext_codegen\"");
 }
 
 TEST(CollagePartitionRule, Union) {
   DataflowGraph g(TypedMain(kStd));
-  UnionPartitionRule rule("union", {OpNamed("abs", "abs"), OpNamed("relu", "nn.relu")});
+  UnionPartitionRule rule(
+      "union",
+      {std::make_shared<DFPatternPartitionRule>("abs", IsOp("abs")({Wildcard()})), ReluPattern()});
   EXPECT_SETS(Candidates(g, rule), (Sets{{3}, {4}, {5}}));
   auto cands = rule.AllCandidates(g, Spec());
   EXPECT_EQ(cands[0].rule_name, "union.abs");

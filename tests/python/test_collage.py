@@ -120,3 +120,40 @@ def test_cli_lists_candidates(tessera_cli, tmp_path):
     bad = subprocess.run([tessera_cli, "collage", "candidates", str(model), "--max-depth", "x"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 1 and "max-depth" in bad.stderr
+
+
+def test_dfpattern_rule_finds_overlapping_matches():
+    from tessera.pattern import is_op, wildcard
+    mod = tessera.parse(RESNET_BLOCK)
+    conv_relu = is_op("nn.relu")(is_op("nn.conv2d")(wildcard(), wildcard()))
+    rule = collage.composite("conv_relu", collage.dfpattern("", conv_relu))
+    cands = collage.candidates(rule, mod)
+    assert [c["indexes"] for c in cands] == [[6, 7]]  # the second relu follows an add
+    assert cands[0]["nested"][0][1] == {"Composite": "conv_relu"}
+    # relu(_) at both relus; a predicate on the root keeps the one after the add.
+    any_relu = collage.dfpattern("relu", is_op("nn.relu")(wildcard()),
+                                 lambda root: root.args[0].op.name == "add")
+    assert [c["indexes"] for c in collage.candidates(any_relu, mod)] == [[10]]
+    assert "DFPattern(relu: is_op(\"nn.relu\")(wildcard()))" in str(any_relu)
+    with pytest.raises(tessera.TesseraTypeError):
+        collage.dfpattern("x", "nn.relu")
+
+
+def test_byoc_specs_from_pattern_tables():
+    if "dnnl" not in tessera.pattern.list_pattern_tables():
+        pytest.skip("built without oneDNN")
+    mod = tessera.parse(RESNET_BLOCK)
+    specs = collage.target_candidates(mod, ["native -compiler=dnnl"], max_depth=4)
+    assert list(specs) == ["native", "dnnl"]
+    dnnl = specs["dnnl"]
+    sets = {tuple(c["indexes"]) for c in dnnl}
+    assert (6, 7) in sets and (8, 9, 10) in sets  # conv+relu, conv+add(sum)+relu
+    for c in dnnl:
+        (kernel_indexes, kernel_attrs), = c["nested"]
+        assert kernel_attrs == {"Primitive": 1, "Compiler": "dnnl"}
+        assert c["spec"] == "dnnl" and len(c["exits"]) == 1
+    assert "Primitive()" in str(collage.byoc("dnnl", max_depth=2, fusion="none"))
+    with pytest.raises(tessera.TesseraValueError, match="fusion style"):
+        collage.byoc("dnnl", fusion="some")
+    with pytest.raises(tessera.TesseraError, match="nosuchlib"):
+        collage.byoc("nosuchlib")

@@ -38,6 +38,40 @@ std::vector<CandidatePartition> WithAttrs(const DataflowGraph& graph,
 
 }  // namespace
 
+// ---- DFPattern ---------------------------------------------------------------------
+
+DFPatternPartitionRule::DFPatternPartitionRule(std::string rule_name, DFPattern pattern,
+                                               PatternPredicate predicate)
+    : PartitionRule(std::move(rule_name)),
+      pattern_(std::move(pattern)),
+      predicate_(std::move(predicate)) {}
+
+std::vector<CandidatePartition> DFPatternPartitionRule::AllCandidates(
+    const DataflowGraph& graph, const PartitionSpecPtr& spec) const {
+  std::vector<CandidatePartition> result;
+  DFPatternMatcher matcher(&graph.indexed_graph());
+  for (size_t i = 0; i < graph.size(); ++i) {
+    const Expr& root = graph.expr(i);
+    if (!matcher.Match(pattern_, root) || (predicate_ && !predicate_(root))) continue;
+    // Computation and is_constant-matched constants belong to the candidate; wildcard
+    // matches are its inputs, and inlinable nodes are copied into whoever uses them.
+    IndexSet inside = graph.EmptySet();
+    for (const std::vector<Expr>* part : {&matcher.internal(), &matcher.embedded()})
+      for (const Expr& e : *part) {
+        int index = graph.IndexOf(e);
+        if (index >= 0 && !graph.CanInline(static_cast<size_t>(index)))
+          inside.Add(static_cast<size_t>(index));
+      }
+    if (inside.IsZero()) continue;
+    result.push_back(CandidatePartition{rule_name(), SubGraph(graph, inside), spec});
+  }
+  return result;
+}
+
+std::string DFPatternPartitionRule::Describe() const {
+  return "DFPattern(" + (rule_name().empty() ? "" : rule_name() + ": ") + pattern_.ToString() + ")";
+}
+
 // ---- OpPredicate -------------------------------------------------------------------
 
 OpPredicatePartitionRule::OpPredicatePartitionRule(std::string rule_name, Predicate predicate,

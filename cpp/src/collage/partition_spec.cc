@@ -1,7 +1,6 @@
 // PartitionSpec: running a spec's rule, and the native backend's FuseOps-like spec.
+// (Library backends' specs and GatherPartitionSpecs are in byoc_partition_spec.cc.)
 #include "tessera/collage/partition_spec.h"
-
-#include <map>
 
 #include "tessera/collage/combiner_rule.h"
 #include "tessera/support/error.h"
@@ -46,25 +45,6 @@ PartitionRulePtr MakeFuseOpsLikeRule(size_t max_depth) {
 
 PartitionSpecPtr MakeNativePartitionSpec(const Target& target, size_t max_depth) {
   return MakePartitionSpec(target.kind(), target, MakeFuseOpsLikeRule(max_depth));
-}
-
-std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
-                                                   size_t max_depth, bool include_host) {
-  std::vector<PartitionSpecPtr> specs;
-  std::map<std::string, int> seen;
-  for (const Target& target : targets) {
-    if (target.HasAttr("compiler") && !target.GetStringList("compiler").empty())
-      TS_THROW(kUnsupported) << "collage: target '" << target.ToString()
-                             << "' offloads to an external backend, whose partition rules "
-                                "are not registered yet";
-    int n = ++seen[target.kind()];
-    std::string name = n == 1 ? target.kind() : target.kind() + "_" + std::to_string(n);
-    specs.push_back(MakePartitionSpec(name, target, MakeFuseOpsLikeRule(max_depth)));
-  }
-  if (include_host)
-    specs.push_back(
-        MakePartitionSpec("host", Target("interp"), std::make_shared<HostPartitionRule>("host")));
-  return specs;
 }
 
 }  // namespace tessera::collage

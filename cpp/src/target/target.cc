@@ -199,6 +199,12 @@ std::vector<std::string> Target::GetStringList(const std::string& name) const {
   return out;
 }
 
+Target Target::Without(const std::string& name) const {
+  Target copy = *this;
+  copy.attrs_.erase(name);
+  return copy;
+}
+
 std::string Target::ToString() const {
   std::string out = kind_;
   for (const auto& [name, value] : attrs_) out += " -" + name + "=" + ValueText(value);

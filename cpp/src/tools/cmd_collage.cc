@@ -15,7 +15,8 @@ static const char* kCollageHelp =
     "\n"
     "Lists the candidate partitions (kernels) each target's partition spec finds on @main,\n"
     "by post-DFS index (params first, each callee before its args, the function last).\n"
-    "  --target TARGET   a target to gather a spec for (repeatable; default native)\n"
+    "  --target TARGET   a target to gather specs for (repeatable; default native);\n"
+    "                    '-compiler=dnnl' / '-libs=blas' add that library's spec\n"
     "  --max-depth N     the specs' depth limit (default 4)\n"
     "  --host            add the host spec (nodes evaluated without a kernel)\n"
     "  --rules           print each spec's rule tree\n";

@@ -10,13 +10,11 @@
 
 #include "tessera/collage/candidate_partition.h"
 #include "tessera/collage/partition_spec.h"
+#include "tessera/pattern/matcher.h"
 
 namespace tessera::collage {
 
 /// Base of all rules. A rule is immutable; `AllCandidates` may be called on many graphs.
-/// A pattern-language rule (DFPatternPartitionRule: a pattern plus an optional
-/// predicate, matched at every node, keeping the non-inlinable matched nodes) fits the
-/// same interface and will be added with tessera/pattern.
 class PartitionRule {
  public:
   explicit PartitionRule(std::string rule_name) : rule_name_(std::move(rule_name)) {}
@@ -42,6 +40,26 @@ class PartitionRule {
  private:
   void Print(std::string& out, int indent) const;
   std::string rule_name_;
+};
+
+/// One candidate per match of a DFPattern: the matcher is tried at every node (so
+/// candidates may overlap) and a match is kept when `predicate` (given the typed root)
+/// accepts it. The candidate holds the matched nodes except inlinable ones (ops,
+/// functions, scalar constants) and nodes matched by wildcards; its kind and label
+/// come from what remains.
+class DFPatternPartitionRule : public PartitionRule {
+ public:
+  DFPatternPartitionRule(std::string rule_name, DFPattern pattern,
+                         PatternPredicate predicate = nullptr);
+  std::vector<CandidatePartition> AllCandidates(const DataflowGraph& graph,
+                                                const PartitionSpecPtr& spec) const override;
+
+ protected:
+  std::string Describe() const override;
+
+ private:
+  DFPattern pattern_;
+  PatternPredicate predicate_;
 };
 
 /// One singleton per op call whose `predicate` holds (the seed's operator-predicate

@@ -47,10 +47,34 @@ PartitionSpecPtr MakePartitionSpec(std::string name, Target target, PartitionRul
 /// where the kinds are the op registry's pattern kinds.
 PartitionSpecPtr MakeNativePartitionSpec(const Target& target, size_t max_depth);
 
-/// One spec per target (the native FuseOps-like spec for every kind, named by the kind,
-/// with "_2", "_3" for repeated kinds), plus a "host" spec (HostPartitionRule) when
-/// `include_host`. A target asking for an external backend (`-compiler=X`) is an
-/// unsupported error until backends register their pattern tables.
+/// How far a library backend's candidates grow beyond its pattern table's matches
+/// (TVM's BYOC fusion styles).
+enum class ByocFusionStyle {
+  kNoFusion,         ///< only the table's matches and single supported op calls
+  kTVMFusion,        ///< plus FuseOps's combinations (A->B, B->R, I->I)
+  kArbitraryFusion,  ///< plus any touching pair of non-opaque candidates (A->A)
+};
+
+/// The rule of library backend `compiler`, built from the same data the classic BYOC
+/// flow uses (its registered pattern table and op-support predicates):
+///   Primitive(OnlyValid{1 exit, no taps, max_depth}(Combine(Union(
+///       Composite(label, DFPattern(pattern, predicate)) per table entry,
+///       OpPredicate(supported op calls)), fusion rules, max_depth)))
+/// with Combine left out for kNoFusion. Throws a not-found error for an unknown compiler.
+PartitionRulePtr MakeByocPartitionRule(const std::string& compiler, size_t max_depth,
+                                       ByocFusionStyle style);
+
+/// The spec of library backend `compiler` (named after it, `Compiler=compiler`), run on
+/// `target` (the library's own target kind, e.g. "dnnl").
+PartitionSpecPtr MakeByocPartitionSpec(const Target& target, const std::string& compiler,
+                                       size_t max_depth,
+                                       ByocFusionStyle style = ByocFusionStyle::kArbitraryFusion);
+
+/// The specs of `targets`: for every target the FuseOps-like spec of its kind (named by
+/// the kind, "_2", "_3" for the same kind with other options; a target listed twice
+/// counts once), and for every library it offloads to (`-compiler=dnnl`, `-libs=blas`)
+/// that library's BYOC spec (once per library, sharing the target's `num_threads`);
+/// then a "host" spec (HostPartitionRule) when `include_host`.
 std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
                                                    size_t max_depth, bool include_host);
 

@@ -53,6 +53,8 @@ class Target {
   std::vector<std::string> GetStringList(const std::string& name) const;
   /// Sets option `name` from its text form (validated as Parse does).
   void Set(const std::string& name, std::string_view value);
+  /// This target without the explicit option `name` (so its default applies).
+  Target Without(const std::string& name) const;
 
   /// Canonical text: the kind, then explicit options sorted by name ("-libs=blas").
   std::string ToString() const;
