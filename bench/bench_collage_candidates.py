@@ -1,8 +1,10 @@
-"""Collage candidate enumeration time on a ResNet-18-sized graph (native spec, depth 4).
+"""Collage candidate enumeration time on a ResNet-18-sized graph (native spec, and the
+oneDNN and BLAS specs built from their pattern tables when this build has them).
 
 Builds ResNet-18 for 1x3x224x224 as graph IR (each batch norm already simplified to a
 multiply + add, as SimplifyInference leaves it), then times DataflowGraph construction
-plus candidate enumeration of the native FuseOps-like spec (and the host spec).
+plus candidate enumeration of the native FuseOps-like spec (and the host spec, and the
+library specs of `native -compiler=dnnl -libs=blas`).
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_collage_candidates.py
 Writes bench/results/collage_candidates.{md,json}.
@@ -69,18 +71,25 @@ def main():
     nodes = len(collage.node_labels(mod))
     ops = sum(1 for label in collage.node_labels(mod) if "." in label or label in ("add", "multiply"))
     rows = []
-    for depth in (4, 8):
-        for host in (False, True):
-            times, counts = [], None
-            for _ in range(5):
-                start = time.perf_counter()
-                counts = collage.candidate_counts(mod, ["native"], max_depth=depth, host=host)
-                times.append(time.perf_counter() - start)
-            rows.append({"max_depth": depth, "host_spec": host, "counts": dict(counts),
-                         "median_ms": statistics.median(times) * 1e3,
-                         "min_ms": min(times) * 1e3})
-            print(f"depth {depth} host={host}: {dict(counts)} candidates, "
-                  f"median {rows[-1]['median_ms']:.2f} ms", flush=True)
+    target_lists = [["native"]]
+    libs = [lib for lib in ("dnnl", "blas") if lib in tessera.pattern.list_pattern_tables()]
+    if libs:
+        target_lists.append(["native" + "".join(
+            " -compiler=dnnl" if lib == "dnnl" else " -libs=blas" for lib in libs)])
+    configs = [(t, d, h) for t in target_lists for d in (4, 8) for h in (False, True)
+               if t == ["native"] or h]
+    for targets, depth, host in configs:
+        times, counts = [], None
+        for _ in range(5):
+            start = time.perf_counter()
+            counts = collage.candidate_counts(mod, targets, max_depth=depth, host=host)
+            times.append(time.perf_counter() - start)
+        rows.append({"targets": targets, "max_depth": depth, "host_spec": host,
+                     "counts": dict(counts),
+                     "median_ms": statistics.median(times) * 1e3,
+                     "min_ms": min(times) * 1e3})
+        print(f"{targets} depth {depth} host={host}: {dict(counts)} candidates, "
+              f"median {rows[-1]['median_ms']:.2f} ms", flush=True)
     out = pathlib.Path(__file__).parent / "results"
     result = {"graph": "ResNet-18 (1x3x224x224, BN as multiply+add)", "dataflow_nodes": nodes,
               "op_calls": ops, "machine": platform.machine(), "python": platform.python_version(),
@@ -92,10 +101,11 @@ def main():
           "+ candidate enumeration of every spec (median of 5 runs, one thread; the machine is "
           "shared, so absolute times are noisy).", "",
           f"Command: `{result['command']}`", "",
-          "| max_depth | specs | candidates | median ms | min ms |", "|---|---|---|---|---|"]
+          "| targets | max_depth | specs | candidates | median ms | min ms |",
+          "|---|---|---|---|---|---|"]
     for r in rows:
         specs = ", ".join(r["counts"])
-        md.append(f"| {r['max_depth']} | {specs} | "
+        md.append(f"| `{' '.join(r['targets'])}` | {r['max_depth']} | {specs} | "
                   f"{', '.join(str(v) for v in r['counts'].values())} | "
                   f"{r['median_ms']:.2f} | {r['min_ms']:.2f} |")
     (out / "collage_candidates.md").write_text("\n".join(md) + "\n")
