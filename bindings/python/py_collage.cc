@@ -10,6 +10,7 @@
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/partition_spec.h"
 #include "tessera/ir/module.h"
+#include "tessera/op/op.h"
 #include "tessera/transform/infer_type.h"
 #include "tessera/transform/pass.h"
 
@@ -49,6 +50,33 @@ OpPatternKind KindFromPy(const std::string& text) {
                    << "' (use E, B, I, R, A, T, O or a kind name such as 'broadcast')";
 }
 
+/// Nested sub-graphs as a list of (indexes, attrs, nested) tuples, recursively (a
+/// library kernel's Composite functions are nested inside its Primitive one).
+py::list NestedToPy(const std::vector<NestedSubGraph>& nested) {
+  py::list out;
+  for (const NestedSubGraph& n : nested)
+    out.append(py::make_tuple(n.sub_graph.inside().ToVector(), AttrsToPy(n.attrs),
+                              NestedToPy(n.sub_graph.nested_sub_graphs())));
+  return out;
+}
+
+/// A predicate's result as a bool: Python and NumPy bools only, so a mistaken return
+/// value ("no", None, a list) is an error instead of silently true or false.
+bool PredicateResult(const py::object& result, const char* what) {
+  if (py::isinstance<py::bool_>(result)) return result.cast<bool>();
+  py::object numpy_bool = py::module_::import("numpy").attr("bool_");
+  if (py::isinstance(result, numpy_bool)) return result.attr("__bool__")().cast<bool>();
+  TS_THROW(kType) << what << " must return a bool, got "
+                  << py::str(py::type::handle_of(result).attr("__name__")).cast<std::string>();
+}
+
+/// A depth limit from Python: 0 means no limit; negative is an error.
+size_t DepthFromPy(int64_t depth, const char* what) {
+  if (depth < 0)
+    TS_THROW(kValue) << what << ": max_depth must be >= 0 (0: no limit), got " << depth;
+  return static_cast<size_t>(depth);
+}
+
 /// One candidate as a Python dict.
 py::dict CandidateToPy(const DataflowGraph& graph, const CandidatePartition& c) {
   py::dict d;
@@ -62,10 +90,7 @@ py::dict CandidateToPy(const DataflowGraph& graph, const CandidatePartition& c) 
   d["exits"] = c.sub_graph.exit().ToVector();
   d["inputs"] = c.sub_graph.input().ToVector();
   d["outputs"] = c.sub_graph.output().ToVector();
-  py::list nested;
-  for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs())
-    nested.append(py::make_tuple(n.sub_graph.inside().ToVector(), AttrsToPy(n.attrs)));
-  d["nested"] = nested;
+  d["nested"] = NestedToPy(c.sub_graph.nested_sub_graphs());
   // The host's candidate for the function node itself has no standalone function.
   if (c.sub_graph.inside()[graph.size() - 1])
     d["function"] = py::none();
@@ -101,6 +126,7 @@ void BindCollage(py::module_& parent) {
             ops.push_back(predicate.cast<std::string>());
           else
             for (py::handle h : predicate) ops.push_back(h.cast<std::string>());
+          for (const std::string& op : ops) OpRegistry::Global().Get(op);  // unknown: error
           if (description.empty()) {
             for (const auto& op : ops) description += (description.empty() ? "op in " : ", ") + op;
           }
@@ -115,7 +141,7 @@ void BindCollage(py::module_& parent) {
           fn = [shared](const CallNode& call) {
             py::gil_scoped_acquire gil;
             Expr e(&call);
-            return (*shared)(e).cast<bool>();
+            return PredicateResult((*shared)(e), "collage.op_predicate: the predicate");
           };
         }
         return PyRule{std::make_shared<OpPredicatePartitionRule>(name, fn, description)};
@@ -125,16 +151,29 @@ void BindCollage(py::module_& parent) {
   m.def(
       "dfpattern",
       [](std::string name, py::object pattern, py::object predicate) {
-        return PyRule{std::make_shared<DFPatternPartitionRule>(
-            name, PatternOf(pattern, "collage.dfpattern: pattern"),
-            PredicateFromPy(std::move(predicate)))};
+        DFPattern pat = PatternOf(pattern, "collage.dfpattern: pattern");
+        PatternPredicate pred;
+        if (!predicate.is_none()) {
+          if (!PyCallable_Check(predicate.ptr()))
+            TS_THROW(kType)
+                << "collage.dfpattern: predicate must be None or a callable taking "
+                   "the match's root Call, got "
+                << py::str(py::type::handle_of(predicate).attr("__name__")).cast<std::string>();
+          auto shared = SharePy(std::move(predicate));
+          pred = [shared](const Expr& root) {
+            py::gil_scoped_acquire gil;
+            return PredicateResult((*shared)(root), "collage.dfpattern: the predicate");
+          };
+        }
+        return PyRule{std::make_shared<DFPatternPartitionRule>(name, pat, pred)};
       },
       py::arg("name"), py::arg("pattern"), py::arg("predicate") = py::none(),
       "One candidate per match of a DFPattern (tried at every node; matches may overlap) "
-      "whose root passes `predicate`; wildcard matches and inlinable nodes stay outside.");
+      "whose root passes `predicate` (a callable taking the root Call, returning a bool); "
+      "wildcard matches and inlinable nodes stay outside.");
   m.def(
       "byoc",
-      [](std::string compiler, size_t max_depth, std::string fusion) {
+      [](std::string compiler, int64_t max_depth, std::string fusion) {
         ByocFusionStyle style;
         if (fusion == "none")
           style = ByocFusionStyle::kNoFusion;
@@ -145,7 +184,8 @@ void BindCollage(py::module_& parent) {
         else
           TS_THROW(kValue) << "collage.byoc: unknown fusion style '" << fusion
                            << "' (use 'none', 'tvm' or 'arbitrary')";
-        return PyRule{MakeByocPartitionRule(compiler, max_depth, style)};
+        return PyRule{
+            MakeByocPartitionRule(compiler, DepthFromPy(max_depth, "collage.byoc"), style)};
       },
       py::arg("compiler"), py::arg("max_depth") = 4, py::arg("fusion") = "arbitrary",
       "A library backend's rule from its registered pattern table and supported ops.");
@@ -176,17 +216,24 @@ void BindCollage(py::module_& parent) {
   m.def(
       "combine",
       [](std::string name, const PyRule& sub, const std::vector<PyCombiner>& combiners,
-         size_t max_depth) {
+         int64_t max_depth) {
         std::vector<CombinerRulePtr> rules;
         for (const PyCombiner& c : combiners) rules.push_back(c.rule);
-        return PyRule{std::make_shared<CombinePartitionRule>(name, sub.rule, rules, max_depth)};
+        return PyRule{std::make_shared<CombinePartitionRule>(
+            name, sub.rule, rules, DepthFromPy(max_depth, "collage.combine"))};
       },
       py::arg("name"), py::arg("sub_rule"), py::arg("combiners"), py::arg("max_depth"));
   m.def(
       "only_valid",
-      [](std::string name, const PyRule& sub, size_t max_exits, bool allow_taps, size_t max_depth) {
+      [](std::string name, const PyRule& sub, int64_t max_exits, bool allow_taps,
+         int64_t max_depth) {
+        if (max_exits < 0)
+          TS_THROW(kValue) << "collage.only_valid: max_exits must be >= 0 (0: no limit), got "
+                           << max_exits;
         return PyRule{std::make_shared<OnlyValidPartitionRule>(
-            name, sub.rule, SubGraphConfig{max_exits, allow_taps, max_depth})};
+            name, sub.rule,
+            SubGraphConfig{static_cast<size_t>(max_exits), allow_taps,
+                           DepthFromPy(max_depth, "collage.only_valid")})};
       },
       py::arg("name"), py::arg("sub_rule"), py::arg("max_exits") = 1, py::arg("allow_taps") = false,
       py::arg("max_depth") = 0);
@@ -200,7 +247,10 @@ void BindCollage(py::module_& parent) {
       },
       py::arg("name"), py::arg("sub_rule"));
   m.def(
-      "fuse_ops_like", [](size_t max_depth) { return PyRule{MakeFuseOpsLikeRule(max_depth)}; },
+      "fuse_ops_like",
+      [](int64_t max_depth) {
+        return PyRule{MakeFuseOpsLikeRule(DepthFromPy(max_depth, "collage.fuse_ops_like"))};
+      },
       py::arg("max_depth") = 4, "The native spec's rule: FuseOps's fusions, all combinations.");
 
   m.def(
@@ -243,13 +293,14 @@ void BindCollage(py::module_& parent) {
       py::arg("compiler") = "", "Runs `rule` on @main and returns the candidates as dicts.");
   m.def(
       "target_candidates",
-      [](const IRModule& mod, const std::vector<std::string>& targets, size_t max_depth,
+      [](const IRModule& mod, const std::vector<std::string>& targets, int64_t max_depth,
          bool host) {
         DataflowGraph graph(MainOf(mod));
         std::vector<Target> ts;
         for (const std::string& t : targets) ts.push_back(Target::Parse(t));
         py::dict out;
-        for (const PartitionSpecPtr& spec : GatherPartitionSpecs(ts, max_depth, host)) {
+        for (const PartitionSpecPtr& spec :
+             GatherPartitionSpecs(ts, DepthFromPy(max_depth, "collage.target_candidates"), host)) {
           py::list list;
           for (const CandidatePartition& c : PartitionSpec::AllCandidates(spec, graph))
             list.append(CandidateToPy(graph, c));
@@ -260,11 +311,12 @@ void BindCollage(py::module_& parent) {
       py::arg("mod"), py::arg("targets"), py::arg("max_depth") = 4, py::arg("host") = false);
   m.def(
       "candidate_counts",
-      [](const IRModule& mod, const std::vector<std::string>& targets, size_t max_depth,
+      [](const IRModule& mod, const std::vector<std::string>& targets, int64_t max_depth,
          bool host) {
         std::vector<Target> ts;
         for (const std::string& t : targets) ts.push_back(Target::Parse(t));
-        auto specs = GatherPartitionSpecs(ts, max_depth, host);
+        auto specs =
+            GatherPartitionSpecs(ts, DepthFromPy(max_depth, "collage.candidate_counts"), host);
         Function main = MainOf(mod);
         py::gil_scoped_release release;  // pure C++ from here: graph + enumeration
         DataflowGraph graph(main);
@@ -289,12 +341,19 @@ void BindCollage(py::module_& parent) {
       [](const IRModule& mod, const std::vector<std::pair<std::vector<size_t>, py::dict>>& parts) {
         DataflowGraph graph(MainOf(mod));
         std::vector<NestedSubGraph> nested;
+        IndexSet taken = graph.EmptySet();
         for (const auto& [indexes, attrs] : parts) {
-          for (size_t i : indexes)
-            if (i + 1 >= graph.size())
-              TS_THROW(kValue) << "collage.rewrite: index " << i << " is not a sub-expression";
-          nested.push_back(NestedSubGraph{SubGraph(graph, IndexSet(graph.size(), indexes)),
-                                          AttrsFromPy(attrs, "attrs")});
+          IndexSet set = IndexSetFromUser(graph, indexes, "collage.rewrite");
+          if (set.Intersects(taken))
+            TS_THROW(kValue) << "collage.rewrite: part " << set.ToString()
+                             << " overlaps an earlier part (parts must be disjoint)";
+          taken |= set;
+          SubGraph sub_graph(graph, set);
+          std::string why = sub_graph.InvalidReason(graph, SubGraphConfig{0, true, 0});
+          if (!why.empty())
+            TS_THROW(kValue) << "collage.rewrite: part " << set.ToString()
+                             << " cannot become one function: " << why;
+          nested.push_back(NestedSubGraph{sub_graph, AttrsFromPy(attrs, "attrs")});
         }
         return InferTypes(mod.WithFunction("main", ParallelRewrite(graph, nested)));
       },
@@ -302,9 +361,13 @@ void BindCollage(py::module_& parent) {
       "Rewrites @main with each (indexes, attrs) part turned into a function.");
   m.def(
       "partition_for_testing",
-      [](size_t max_exits, bool allow_taps, std::string compiler, std::vector<size_t> indexes,
+      [](int64_t max_exits, bool allow_taps, std::string compiler, std::vector<size_t> indexes,
          std::vector<std::string> labels) {
-        return PartitionForTesting(max_exits, allow_taps, compiler, indexes, labels);
+        if (max_exits < 0)
+          TS_THROW(kValue) << "PartitionForTesting: max_exits must be >= 0 (0: no limit), got "
+                           << max_exits;
+        return PartitionForTesting(static_cast<size_t>(max_exits), allow_taps, compiler, indexes,
+                                   labels);
       },
       py::arg("max_exits"), py::arg("allow_taps"), py::arg("compiler"), py::arg("indexes"),
       py::arg("labels") = std::vector<std::string>{});

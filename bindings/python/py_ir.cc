@@ -10,7 +10,10 @@ namespace tessera::python {
 namespace {
 
 std::string ExprText(const Expr& expr) {
-  return PrintExpr(expr);
+  // Without the printer's final newline, so str(call.op) == "nn.relu" as in TVM.
+  std::string text = PrintExpr(expr);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
 }
 
 void BindTypes(py::module_& m) {

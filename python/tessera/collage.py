@@ -21,9 +21,24 @@ of a target list (``-compiler=dnnl`` / ``-libs=blas`` add the library's spec)::
     per_spec = collage.target_candidates(mod, ["native -compiler=dnnl"])  # {"native": [...], "dnnl": [...]}
 
 Indices are post-DFS indices of ``@main``'s dataflow graph: parameters first, each call's
-callee before its arguments, the function itself last (``node_labels(mod)`` lists them).
+callee before its arguments, the function itself last. ``node_labels(mod)`` lists them:
+calls by op name (``'nn.conv2d'``), ``'op'`` for the op node a call calls (copied into
+every function, so never part of a partition: name the call), ``'var'``, ``'const'``,
+``'tuple'``, ``'proj'``, and ``'fn'`` for the function itself (last). The indexes of a
+module depend on its structure; look them up with ``node_labels`` (or
+``tessera collage candidates FILE``, which prints them).
+
 Each candidate is a dict with ``indexes``, ``label``, ``kind``, ``rule_name``, ``spec``,
-``depth``, ``entries``, ``exits``, ``inputs``, ``outputs``, ``nested`` and ``function``.
+``depth``, ``entries``, ``exits``, ``inputs``, ``outputs``, ``nested`` (a list of
+``(indexes, attrs, nested)``: the kernel function and, inside it, e.g. its Composite
+functions) and ``function`` (the candidate extracted as a standalone Function).
+
+Kinds (``all_simple`` pairs take letters or names), lowest first: ``E`` elemwise, ``B``
+broadcast, ``I`` injective, ``R`` comm_reduce, ``A`` out_elemwise_fusable (conv2d,
+dense), ``T`` tuple, ``O`` opaque. ``("A", "B")`` combines an upstream candidate of kind
+<= A with a downstream one of kind <= B. ``max_depth=0`` means no depth limit (as in TVM);
+``max_exits=0`` no exit limit. Predicates get the match's root (or the op's) Call and
+must return a bool.
 """
 from . import _core
 from .transform import wrap_pass as _wrap_pass

@@ -149,11 +149,52 @@ def test_byoc_specs_from_pattern_tables():
     sets = {tuple(c["indexes"]) for c in dnnl}
     assert (6, 7) in sets and (8, 9, 10) in sets  # conv+relu, conv+add(sum)+relu
     for c in dnnl:
-        (kernel_indexes, kernel_attrs), = c["nested"]
+        (kernel_indexes, kernel_attrs, composites), = c["nested"]
         assert kernel_attrs == {"Primitive": 1, "Compiler": "dnnl"}
+        for _, attrs, _ in composites:
+            assert attrs["Composite"].startswith("dnnl.")
         assert c["spec"] == "dnnl" and len(c["exits"]) == 1
     assert "Primitive()" in str(collage.byoc("dnnl", max_depth=2, fusion="none"))
     with pytest.raises(tessera.TesseraValueError, match="fusion style"):
         collage.byoc("dnnl", fusion="some")
     with pytest.raises(tessera.TesseraError, match="nosuchlib"):
         collage.byoc("nosuchlib")
+
+
+def test_user_index_sets_are_checked():
+    mod = tessera.parse(RESNET_BLOCK)
+    labels = collage.node_labels(mod)
+    assert labels[3] == "op" and labels[6] == "nn.conv2d"
+    # conv {6} and conv {8} without the relu {7} between them: not convex.
+    with pytest.raises(tessera.TesseraValueError, match="cannot become one function"):
+        collage.rewrite(mod, [([6, 8], {"Compiler": "x"})])
+    with pytest.raises(tessera.TesseraValueError, match="overlaps"):
+        collage.rewrite(mod, [([6, 7], {}), ([7, 8], {})])
+    with pytest.raises(tessera.TesseraValueError, match="op 'nn.relu' itself"):
+        collage.rewrite(mod, [([3], {})])
+    with pytest.raises(tessera.TesseraValueError, match="no indexes"):
+        collage.PartitionForTesting(1, False, "x", [])(mod)
+    with pytest.raises(tessera.TesseraValueError, match="index 11 is not a sub-expression"):
+        collage.PartitionForTesting(1, False, "x", [11])(mod)
+    out = collage.rewrite(mod, [([6, 7], {"Compiler": "x"})])
+    assert 'Compiler="x"' in str(out)
+
+
+def test_rule_arguments_are_checked():
+    from tessera.pattern import is_op, wildcard
+    mod = tessera.parse(RESNET_BLOCK)
+    relu = is_op("nn.relu")(wildcard())
+    with pytest.raises(tessera.TesseraTypeError, match="callable"):
+        collage.dfpattern("x", relu, 42)
+    with pytest.raises(tessera.TesseraNotFoundError, match="nn.nope"):
+        collage.op_predicate("x", ["nn.nope"])
+    with pytest.raises(tessera.TesseraTypeError, match="must return a bool"):
+        collage.candidates(collage.dfpattern("x", relu, lambda root: "no"), mod)
+    with pytest.raises(tessera.TesseraTypeError, match="must return a bool"):
+        collage.candidates(collage.op_predicate("x", lambda call: None), mod)
+    with pytest.raises(tessera.TesseraValueError, match="max_depth must be >= 0"):
+        collage.byoc("dnnl", max_depth=-1)
+    # max_depth=0 means no limit (TVM's convention).
+    unlimited = collage.candidate_counts(mod, ["native"], max_depth=0)
+    assert unlimited == collage.candidate_counts(mod, ["native"], max_depth=50)
+    assert str(mod["main"].body.op) == "nn.relu"

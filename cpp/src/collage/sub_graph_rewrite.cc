@@ -118,6 +118,32 @@ ExtractedFunction Extract(const DataflowGraph& graph, const SubGraph& sub_graph,
   return result;
 }
 
+IndexSet IndexSetFromUser(const DataflowGraph& graph, const std::vector<size_t>& indexes,
+                          const std::string& what) {
+  if (indexes.empty()) TS_THROW(kValue) << what << ": no indexes given";
+  IndexSet set = graph.EmptySet();
+  for (size_t i : indexes) {
+    if (i + 1 >= graph.size())
+      TS_THROW(kValue) << what << ": index " << i
+                       << " is not a sub-expression of @main (valid: 0 to " << graph.size() - 2
+                       << "; " << graph.size() - 1 << " is the function itself)";
+    const Expr& e = graph.expr(i);
+    if (e.as<OpNode>() || e.as<GlobalVarNode>() || e.as<FunctionNode>()) {
+      std::string use;
+      for (int out : graph.node(i).outputs) use += (use.empty() ? "" : ", ") + std::to_string(out);
+      std::string node = e.as<OpNode>()          ? "op '" + e.as<OpNode>()->name + "'"
+                         : e.as<GlobalVarNode>() ? "global @" + e.as<GlobalVarNode>()->name
+                                                 : std::string("function literal");
+      TS_THROW(kValue) << what << ": index " << i << " is the " << node
+                       << " itself (a callee, copied into every function that calls it), not a "
+                          "call; name its call"
+                       << (use.empty() ? "" : " (index " + use + ")") << " instead";
+    }
+    set.Add(i);
+  }
+  return set;
+}
+
 Function ParallelRewrite(const DataflowGraph& graph, const std::vector<NestedSubGraph>& nested) {
   const size_t n = graph.size();
   constexpr int kNone = -1;
@@ -125,10 +151,19 @@ Function ParallelRewrite(const DataflowGraph& graph, const std::vector<NestedSub
   for (size_t g = 0; g < nested.size(); ++g)
     for (size_t i : nested[g].sub_graph.inside()) {
       if (group[i] != kNone)
-        TS_THROW(kInternal) << "ParallelRewrite: node " << i << " is in two sub-graphs";
-      if (i + 1 == n) TS_THROW(kInternal) << "ParallelRewrite: a sub-graph holds the function";
+        TS_THROW(kValue) << "ParallelRewrite: node " << i << " is in two sub-graphs";
+      if (i + 1 == n) TS_THROW(kValue) << "ParallelRewrite: a sub-graph holds the function";
       group[i] = static_cast<int>(g);
     }
+  // A sub-graph whose output flows back into it through outside nodes cannot become
+  // one call (and two sub-graphs can only form a cycle if one of them is such).
+  for (const NestedSubGraph& part : nested) {
+    const SubGraph& sg = part.sub_graph;
+    if (graph.Reaches(sg.output(), sg.entry(), sg.inside()))
+      TS_THROW(kValue) << "ParallelRewrite: sub-graph " << sg.inside().ToString()
+                       << " is not convex: an output flows back into it through nodes "
+                          "outside it, so it cannot become one call";
+  }
   std::vector<Expr> value(n);  // the rewritten value of each node
   std::vector<ExtractedFunction> extracted(nested.size());
   std::vector<char> group_done(nested.size(), 0), group_open(nested.size(), 0);

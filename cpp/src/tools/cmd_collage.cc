@@ -17,9 +17,13 @@ static const char* kCollageHelp =
     "by post-DFS index (params first, each callee before its args, the function last).\n"
     "  --target TARGET   a target to gather specs for (repeatable; default native);\n"
     "                    '-compiler=dnnl' / '-libs=blas' add that library's spec\n"
-    "  --max-depth N     the specs' depth limit (default 4)\n"
+    "  --max-depth N     the specs' depth limit (default 4; 0: no limit)\n"
     "  --host            add the host spec (nodes evaluated without a kernel)\n"
-    "  --rules           print each spec's rule tree\n";
+    "  --rules           print each spec's rule tree\n"
+    "\n"
+    "Each candidate line shows its indices, label (its ops), kind and the rule that found\n"
+    "it. Kinds, lowest first: elemwise, broadcast, injective, comm_reduce,\n"
+    "out_elemwise_fusable (conv2d, dense), tuple, opaque.\n";
 
 int RunCollage(const std::vector<std::string>& raw_args) {
   ArgList args(raw_args, {"--help", "-h", "--host", "--rules"}, {"--target", "--max-depth"},
@@ -28,8 +32,19 @@ int RunCollage(const std::vector<std::string>& raw_args) {
     std::printf("%s", kCollageHelp);
     return 0;
   }
-  if (args.positionals().size() != 2 || args.positionals()[0] != "candidates") {
-    std::fprintf(stderr, "tessera collage: expected 'candidates FILE'\n\n%s", kCollageHelp);
+  if (args.positionals().empty() || args.positionals()[0] != "candidates") {
+    std::fprintf(
+        stderr, "tessera collage: expected 'candidates FILE'%s\n\n%s",
+        args.positionals().empty() ? "" : (", got '" + args.positionals()[0] + "'").c_str(),
+        kCollageHelp);
+    return 2;
+  }
+  if (args.positionals().size() != 2) {
+    std::fprintf(
+        stderr, "tessera collage candidates: expected one FILE, got %zu%s\n\n%s",
+        args.positionals().size() - 1,
+        args.positionals().size() > 2 ? (" (extra: '" + args.positionals()[2] + "')").c_str() : "",
+        kCollageHelp);
     return 2;
   }
   std::string depth_text = args.Get("--max-depth", "4");
@@ -39,8 +54,9 @@ int RunCollage(const std::vector<std::string>& raw_args) {
     depth = std::stol(depth_text, &used);
   } catch (const std::exception&) {
   }
-  if (used != depth_text.size() || depth < 1)
-    TS_THROW(kValue) << "--max-depth must be a positive integer, got '" << depth_text << "'";
+  if (used != depth_text.size() || depth < 0)
+    TS_THROW(kValue) << "--max-depth must be an integer >= 0 (0: no limit), got '" << depth_text
+                     << "'";
   std::vector<Target> targets;
   for (const std::string& t : args.GetAll("--target")) targets.push_back(Target::Parse(t));
   if (targets.empty()) targets.push_back(Target("native"));
@@ -49,7 +65,11 @@ int RunCollage(const std::vector<std::string>& raw_args) {
   collage::DataflowGraph graph(mod.LookupFunction("main"));
   auto specs =
       collage::GatherPartitionSpecs(targets, static_cast<size_t>(depth), args.Has("--host"));
-  std::printf("@main: %zu nodes\n", graph.size());
+  // The nodes by index, so the candidates' index sets can be read.
+  std::printf("@main: %zu nodes (index:label)\n ", graph.size());
+  for (size_t i = 0; i < graph.size(); ++i)
+    std::printf(" %zu:%s%s", i, graph.NodeLabel(i).c_str(), (i + 1) % 10 == 0 ? "\n " : "");
+  std::printf("\n");
   for (const collage::PartitionSpecPtr& spec : specs) {
     auto candidates = collage::PartitionSpec::AllCandidates(spec, graph);
     std::printf("spec %s (target %s): %zu candidate(s)\n", spec->name.c_str(),
@@ -62,8 +82,9 @@ int RunCollage(const std::vector<std::string>& raw_args) {
         std::printf("    %s\n", rules.substr(start, nl - start).c_str());
     }
     for (const collage::CandidatePartition& c : candidates)
-      std::printf("  %-16s %-40s %s\n", c.sub_graph.inside().ToString().c_str(),
-                  c.sub_graph.label().c_str(), OpPatternKindName(c.sub_graph.kind()));
+      std::printf("  %-16s %-40s %-20s %s\n", c.sub_graph.inside().ToString().c_str(),
+                  c.sub_graph.label().c_str(), OpPatternKindName(c.sub_graph.kind()),
+                  c.rule_name.c_str());
   }
   return 0;
 }

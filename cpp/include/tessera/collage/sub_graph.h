@@ -102,6 +102,13 @@ struct NestedSubGraph {
   }
 };
 
+/// The index set of `indexes` as a partition a user asked for (PartitionForTesting,
+/// tessera.collage.rewrite): non-empty, every index a sub-expression of the function (not
+/// the function node), and none an op, global or function literal, which are copied into
+/// every function using them (name the call instead). Throws a value error naming `what`.
+IndexSet IndexSetFromUser(const DataflowGraph& graph, const std::vector<size_t>& indexes,
+                          const std::string& what);
+
 /// A sub-graph as a standalone function: `function` takes one fresh parameter per
 /// argument node (`args`, in discovery order from the last exit backwards, as TVM
 /// does) and returns the exit nodes' values (`exits`, ascending; a tuple for several).
