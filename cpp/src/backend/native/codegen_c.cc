@@ -5,16 +5,12 @@
 
 #include "codegen_internal.h"
 #include "tessera/support/error.h"
+#include "tessera/support/host_cpu.h"
 
 namespace tessera::native {
 
 int HostVectorBytes() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return 64;
-  if (__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx")) return 32;
-#endif
-  return 16;
+  return HostSimdBytes();
 }
 
 std::string GenerateC(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,

@@ -312,15 +312,25 @@ bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
   const tir::VarNode* var = loop->loop_var.get();
   e->BindVar(var);
   const std::string name = e->VarName(var);
+  // A short loop of constant extent (a register tile's row of two vectors) is unrolled
+  // fully and has no scalar tail, so the C compiler can keep an accumulator tile
+  // indexed by it in registers instead of in memory.
+  const auto* extent_imm = loop->extent.as<tir::IntImmNode>();
+  const bool constant = extent_imm != nullptr;
+  const int64_t extent = constant ? extent_imm->value : 0;
+  int64_t vectors = constant ? extent / lanes : 0;
+  if (vectors > 1 && vectors <= 8) e->Line("#pragma GCC unroll " + std::to_string(vectors));
   e->Open("for (; " + it + " + " + std::to_string(lanes) + " <= " + hi + "; " + it +
           " += " + std::to_string(lanes) + ") {");
   e->Line("const int64_t " + name + " = " + it + ";");
   v.EmitVec(loop->body);
   e->Close();
-  e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
-  e->Line("const int64_t " + name + " = " + it + ";");
-  v.EmitScalar(loop->body);
-  e->Close();
+  if (!constant || extent % lanes != 0) {
+    e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
+    e->Line("const int64_t " + name + " = " + it + ";");
+    v.EmitScalar(loop->body);
+    e->Close();
+  }
   e->UnbindVar(var);
   return true;
 }

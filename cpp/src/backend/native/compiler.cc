@@ -17,6 +17,7 @@
 #include "process.h"
 #include "sha256.h"
 #include "tessera/support/error.h"
+#include "tessera/support/host_cpu.h"
 #include "tessera/support/logging.h"
 
 namespace tessera::native {
@@ -116,15 +117,6 @@ class ScratchDir {
   std::vector<std::string> files_;
 };
 
-bool HostHasAvx512() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-
 std::string RunCompiler(const std::string& source) {
   ScratchDir dir;
   std::string src = dir.File("kernels.c"), obj = dir.File("kernels.so");
@@ -192,7 +184,7 @@ std::vector<std::string> CompilerCommand() {
 std::vector<std::string> NativeCompileFlags() {
   std::vector<std::string> flags = {"-O3",     "-march=native", "-fPIC",
                                     "-shared", "-std=gnu11",    "-fno-math-errno"};
-  if (HostHasAvx512()) flags.push_back("-mprefer-vector-width=512");
+  if (HostSimdBytes() == 64) flags.push_back("-mprefer-vector-width=512");
   return flags;
 }
 
