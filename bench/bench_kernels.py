@@ -97,23 +97,23 @@ def cases(quick):
     yield (f"elementwise chain x5 on {size} floats", tessera.Function([xv, yv], chain),
            {"x": x, "y": y}, torch_chain(), ("GB/s", 3 * 4 * size))
 
-    s = randn(4, 64, 64)
+    s = randn(12, 128, 128)  # BERT-base attention scores, sequence 128
     sv = tessera.var("s", shape=s.shape)
     def torch_softmax(s=s):
         import torch
         ts = torch.from_numpy(s)
         return lambda: torch.softmax(ts, dim=-1)
-    yield ("softmax (4, 64, 64) axis -1", tessera.Function([sv], nn.softmax(sv)), {"s": s},
+    yield ("softmax (12, 128, 128) axis -1", tessera.Function([sv], nn.softmax(sv)), {"s": s},
            torch_softmax(), ("GB/s", 2 * 4 * s.size))
 
-    h, g, bt = randn(64, 256), randn(256), randn(256)
+    h, g, bt = randn(128, 768), randn(768), randn(768)  # BERT-base hidden states
     hv = tessera.var("h", shape=h.shape)
     ln = nn.layer_norm(hv, tessera.const(g), tessera.const(bt))
     def torch_ln(h=h, g=g, bt=bt):
         import torch
         th, tg, tb = torch.from_numpy(h), torch.from_numpy(g), torch.from_numpy(bt)
-        return lambda: torch.nn.functional.layer_norm(th, (256,), tg, tb)
-    yield ("layer_norm (64, 256)", tessera.Function([hv], ln), {"h": h}, torch_ln(),
+        return lambda: torch.nn.functional.layer_norm(th, (768,), tg, tb)
+    yield ("layer_norm (128, 768)", tessera.Function([hv], ln), {"h": h}, torch_ln(),
            ("GB/s", 2 * 4 * h.size))
 
 

@@ -9,6 +9,7 @@
 #include "lower_util.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
+#include "tessera/support/host_cpu.h"
 
 namespace tessera::lower {
 
@@ -18,7 +19,12 @@ namespace {
 
 constexpr int64_t kMinParallelWork = 1024;  // iterations below which threads cost more
 constexpr int64_t kMinParallelExtent = 8;   // shorter outer loops get fused with the next
-constexpr int64_t kVectorWidth = 8;
+
+/// Iterations of one vectorized loop: one SIMD register of float32 lanes on this CPU (a
+/// narrower split leaves the C emitter only its scalar tail, e.g. scalar expf on AVX-512).
+int64_t VectorWidth() {
+  return HostSimdBytes() / 4;
+}
 
 using VarMap = std::unordered_map<const tir::VarNode*, PrimExpr>;
 
@@ -192,16 +198,17 @@ Stmt Vectorize(const Stmt& s) {
   if (!last || !last->binding.same_as(f->loop_var)) return s;
   int64_t extent = ConstExtent(f);
   if (extent <= 1) return s;
-  if (extent <= kVectorWidth)
+  const int64_t width = VectorWidth();
+  if (extent <= width)
     return MakeFor(f->loop_var, f->min, f->extent, ForKind::kVectorized, f->body);
   tir::Var outer = tir::MakeVar(f->loop_var->name + "_o"),
            inner = tir::MakeVar(f->loop_var->name + "_v");
-  int64_t main = extent / kVectorWidth * kVectorWidth;
+  int64_t main = extent / width * width;
   VarMap m;
-  m[f->loop_var.get()] = Simplify(outer * kVectorWidth + inner + f->min);
+  m[f->loop_var.get()] = Simplify(outer * width + inner + f->min);
   Stmt vec = MakeFor(
-      outer, IntImm(0), IntImm(extent / kVectorWidth), ForKind::kSerial,
-      MakeFor(inner, IntImm(0), IntImm(kVectorWidth), ForKind::kVectorized, SubstStmt(f->body, m)));
+      outer, IntImm(0), IntImm(extent / width), ForKind::kSerial,
+      MakeFor(inner, IntImm(0), IntImm(width), ForKind::kVectorized, SubstStmt(f->body, m)));
   if (main == extent) return vec;
   tir::Var tail = tir::MakeVar(f->loop_var->name + "_t");
   VarMap tm;
