@@ -188,7 +188,9 @@ namespace {
 
 TEST(LowerFusion, FinalizingReductionsTakeEpilogues) {
   for (const char* body : {"%0 = mean(%x, axis=[1]); nn.relu(%0)",
-                           "%0 = nn.avg_pool2d(%x, pool_size=[2, 2], padding=[1, 1]); exp(%0)",
+                           // Dilated: a guarded reduction (undilated pools read a padded copy).
+                           "%0 = nn.avg_pool2d(%x, pool_size=[2, 2], dilation=[2, 2], "
+                           "padding=[1, 1]); exp(%0)",
                            "%0 = max(%x, axis=[2], keepdims=True); subtract(%0, 1f)"}) {
     std::string text =
         std::string("def @main(%x: Tensor[(1, 3, 5, 5), float32]) {\n  ") + body + "\n}\n";

@@ -1,7 +1,9 @@
 // Compute rules of 2-D pooling: max/avg (strides, dilation, padding, ceil_mode,
-// count_include_pad), global and adaptive pools, as one guarded reduction each.
+// count_include_pad) as an unrolled window over a padded copy (or a guarded reduction for
+// dilated or large windows), global and adaptive pools as guarded reductions.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "../../op/nn_defs.h"
@@ -75,6 +77,42 @@ PrimExpr TapCount(const PrimExpr& o, int64_t s, int64_t pad, int64_t d, int64_t 
   return MakeBinary(BinaryOp::kSub, hi, lo);
 }
 
+/// The window of a pool read from a padded copy of the input: the input copied once
+/// into a scratch buffer padded with `fill` and de-interleaved by the column stride,
+/// pad[..., h, phase, q] = x[..., h - pad_top, q * s + phase - pad_left]. Tap (r0, r1)
+/// of output (oh, ow) is then pad[..., oh*s + r0, r1 % s, ow + r1 / s]: no bounds check
+/// and contiguous in ow, so the loop over ow vectorizes. Returns tap(i, r0, r1).
+std::function<PrimExpr(const Indices&, int64_t, int64_t)> PaddedTaps(
+    LowerContext& ctx, const TensorExpr& x, const std::vector<int64_t>& out_shape,
+    const std::vector<int64_t>& k, const std::vector<int64_t>& s, const std::vector<int64_t>& p,
+    const PrimExpr& fill, const std::string& name) {
+  const int rank = static_cast<int>(x.shape.size());
+  const int64_t in_h = x.shape[rank - 2], in_w = x.shape[rank - 1];
+  const int64_t oh = out_shape[rank - 2], ow = out_shape[rank - 1];
+  TensorExpr padded;
+  padded.shape.assign(x.shape.begin(), x.shape.end() - 2);
+  padded.shape.insert(padded.shape.end(), {(oh - 1) * s[0] + k[0], s[1], ow + (k[1] - 1) / s[1]});
+  padded.dtype = x.dtype;
+  padded.at = [=](const Indices& i) {
+    PrimExpr h = Simplify(i[rank - 2] + IntImm(-p[0]));
+    PrimExpr w = Simplify(i[rank] * s[1] + i[rank - 1] + IntImm(-p[1]));
+    Indices xi(i.begin(), i.begin() + rank - 2);
+    xi.push_back(Max(Min(h, IntImm(in_h - 1)), IntImm(0)));
+    xi.push_back(Max(Min(w, IntImm(in_w - 1)), IntImm(0)));
+    return MakeSelect(And(InRange(h, in_h), InRange(w, in_w)), x.at(xi), fill);
+  };
+  TensorExpr pad = ctx.Materialize(padded, name);
+  return [=](const Indices& i, int64_t r0, int64_t r1) {
+    Indices pi(i.begin(), i.begin() + rank - 2);
+    pi.push_back(Simplify(i[rank - 2] * s[0] + IntImm(r0)));
+    pi.push_back(IntImm(r1 % s[1]));
+    pi.push_back(Simplify(i[rank - 1] + IntImm(r1 / s[1])));
+    return pad.at(pi);
+  };
+}
+
+constexpr int64_t kMaxUnrolledTaps = 64;  // windows up to 8 x 8 become one expression
+
 ComputeRule Pool(bool is_max) {
   return [is_max](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
                   const Type& out) {
@@ -85,11 +123,54 @@ ComputeRule Pool(bool is_max) {
     bool include_pad = !is_max && attrs.GetBool("count_include_pad");
     int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
     DType dt = x.dtype;
+    const std::vector<int64_t>& out_shape = out.as<TensorTypeNode>()->shape;
+    PrimExpr init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+    std::function<PrimExpr(const PrimExpr&, const Indices&)> finalize;
+    if (!is_max)
+      finalize = [=](const PrimExpr& acc, const Indices& i) {
+        PrimExpr ch, cw;
+        if (include_pad) {
+          // Taps inside the explicitly padded extent (not the ceil_mode overhang).
+          ch = TapCount(i[L.h], s[0], 0, d[0], k[0], in_h + p[0] + p[2]);
+          cw = TapCount(i[L.w], s[1], 0, d[1], k[1], in_w + p[1] + p[3]);
+        } else {
+          ch = TapCount(i[L.h], s[0], p[0], d[0], k[0], in_h);
+          cw = TapCount(i[L.w], s[1], p[1], d[1], k[1], in_w);
+        }
+        PrimExpr count = Max(ch * cw, IntImm(1));
+        return MakeBinary(BinaryOp::kDiv, acc, MakeCast(dt, count));
+      };
+
+    const int rank = static_cast<int>(x.shape.size());
+    if (d[0] == 1 && d[1] == 1 && L.h == rank - 2 && L.w == rank - 1 &&
+        k[0] * k[1] <= kMaxUnrolledTaps) {
+      // Every tap of the window, unrolled into one expression over a padded copy (the
+      // padding holds the init value, so it changes neither the max nor the sum; the
+      // average divides by the count of real taps as before).
+      auto tap =
+          PaddedTaps(ctx, x, out_shape, k, s, p, init, is_max ? "max_pool_pad" : "avg_pool_pad");
+      TensorExpr result;
+      result.shape = out_shape;
+      result.dtype = dt;
+      result.at = [=](const Indices& i) {
+        // From the init value in the reduction's order, so NaN taps and -0 give what
+        // the reference reduction gives.
+        PrimExpr acc = init;
+        for (int64_t r0 = 0; r0 < k[0]; ++r0)
+          for (int64_t r1 = 0; r1 < k[1]; ++r1) {
+            PrimExpr v = tap(i, r0, r1);
+            acc = is_max ? Max(acc, v) : acc + v;
+          }
+        return finalize ? finalize(acc, i) : acc;
+      };
+      return std::vector<TensorExpr>{result};
+    }
+
     ReduceSpec spec;
-    spec.shape = out.as<TensorTypeNode>()->shape;
+    spec.shape = out_shape;
     spec.dtype = dt;
     spec.reduce_extents = {k[0], k[1]};
-    spec.init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+    spec.init = init;
     auto pos = [=](const Indices& i, const Indices& r) {
       return std::make_pair(Simplify(i[L.h] * s[0] + r[0] * d[0] + IntImm(-p[0])),
                             Simplify(i[L.w] * s[1] + r[1] * d[1] + IntImm(-p[1])));
@@ -106,20 +187,7 @@ ComputeRule Pool(bool is_max) {
       auto [ih, iw] = pos(i, r);
       return And(InRange(ih, in_h), InRange(iw, in_w));
     };
-    if (!is_max)
-      spec.finalize = [=](const PrimExpr& acc, const Indices& i) {
-        PrimExpr ch, cw;
-        if (include_pad) {
-          // Taps inside the explicitly padded extent (not the ceil_mode overhang).
-          ch = TapCount(i[L.h], s[0], 0, d[0], k[0], in_h + p[0] + p[2]);
-          cw = TapCount(i[L.w], s[1], 0, d[1], k[1], in_w + p[1] + p[3]);
-        } else {
-          ch = TapCount(i[L.h], s[0], p[0], d[0], k[0], in_h);
-          cw = TapCount(i[L.w], s[1], p[1], d[1], k[1], in_w);
-        }
-        PrimExpr count = Max(ch * cw, IntImm(1));
-        return MakeBinary(BinaryOp::kDiv, acc, MakeCast(dt, count));
-      };
+    spec.finalize = finalize;
     return std::vector<TensorExpr>{ctx.Reduce(spec, is_max ? "max_pool2d" : "avg_pool2d")};
   };
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <utility>
 
 #include "compute_rules.h"
 #include "lower_util.h"
@@ -218,6 +219,16 @@ Buffer LowerContext::AllocScratch(const std::string& name, std::vector<int64_t> 
   Buffer b = MakeBuffer(FreshName(name), std::move(shape), dtype);
   scratch_.push_back(b);
   return b;
+}
+
+Buffer LowerContext::AddConstant(const std::string& name, NDArray data) {
+  Buffer b = MakeBuffer(FreshName(name), data.shape(), data.dtype());
+  constants_.emplace_back(b, std::move(data));
+  return b;
+}
+
+std::vector<std::pair<Buffer, NDArray>> LowerContext::TakeConstants() {
+  return std::exchange(constants_, {});
 }
 
 void LowerContext::Emit(Stmt stmt) {

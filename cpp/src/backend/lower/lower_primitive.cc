@@ -255,7 +255,9 @@ void PrimitiveLowerer::Visit(const Expr& e) {
                                       c->data.shape(), c->data.dtype());
       constants_.push_back(Constant(c));
       inputs_.push_back(b);
-      vals_[e.get()] = Val{{FromBuffer(b)}, false};
+      TensorExpr value = FromBuffer(b);
+      value.constant = c->data;
+      vals_[e.get()] = Val{{value}, false};
     }
     return;
   }
@@ -343,6 +345,11 @@ LoweredPrimitive PrimitiveLowerer::Run() {
     if (written[k]) continue;
     TensorExpr value = sources[k].defined() ? ValOf(sources[k]).fields[0] : rv.fields[k];
     ctx_.StoreInto(value, outputs[k], "T_out");
+  }
+  // Constants the templates computed at compile time are further kernel inputs.
+  for (auto& [buffer, data] : ctx_.TakeConstants()) {
+    inputs_.push_back(buffer);
+    constants_.push_back(MakeConstant(std::move(data)));
   }
   std::vector<tir::Buffer> params = inputs_;
   params.insert(params.end(), outputs.begin(), outputs.end());

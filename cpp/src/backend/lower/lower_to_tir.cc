@@ -169,8 +169,41 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
   return ExprChildren(e);
 }
 
-Expr ModuleLowerer::LowerCall(const Function& prim, const std::vector<Expr>& args,
+/// `prim` with every constant argument that is the weight of a conv2d / dense-like op
+/// bound into its body, and the arguments left. The op's template then packs those
+/// weights once at compile time instead of on every call (the kernel becomes specific to
+/// its weights, so it is no longer shared between layers of the same shape).
+std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
+                                                           const std::vector<Expr>& args) {
+  std::unordered_set<const VarNode*> weights;
+  PostOrderVisit(prim->body, [&](const Expr& e) {
+    const auto* call = e.as<CallNode>();
+    if (!call || !call->op() || call->args.size() < 2) return;
+    const std::string& op = call->op()->name;
+    if (op == "nn.conv2d" || op == "nn.dense" || op == "nn.matmul")
+      if (const auto* v = call->args[1].as<VarNode>()) weights.insert(v);
+  });
+  std::unordered_map<const VarNode*, Expr> bind;
+  std::vector<Var> params;
+  std::vector<Expr> kept;
+  for (size_t i = 0; i < prim->params.size() && i < args.size(); ++i) {
+    const auto* c = args[i].as<ConstantNode>();
+    if (c && c->data.ndim() > 0 && weights.count(prim->params[i].get())) {
+      bind[prim->params[i].get()] = args[i];
+    } else {
+      params.push_back(prim->params[i]);
+      kept.push_back(args[i]);
+    }
+  }
+  if (bind.empty()) return {prim, args};
+  return {
+      MakeFunction(std::move(params), Substitute(prim->body, bind), prim->ret_type, prim->attrs),
+      std::move(kept)};
+}
+
+Expr ModuleLowerer::LowerCall(const Function& original, const std::vector<Expr>& original_args,
                               const Type& out_type) {
+  auto [prim, args] = BindConstantWeights(original, original_args);
   size_t hash = StructuralHash(Expr(prim));
   const Kernel* kernel = nullptr;
   for (const Kernel& k : kernels_)

@@ -88,6 +88,33 @@ Stmt PaddedRowsCopy(const Conv2DShape& c, const TensorExpr& data, const Buffer& 
   return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
 }
 
+/// wpk[ocb, ic, kh, kw, o] = weight[ocb * block + o, ic, kh, kw] (0 past the channels) of
+/// a constant weight in layout `kernel_perm` (logical o, i, h, w -> tensor dimension).
+NDArray PackConstantWeights(const Conv2DShape& c, const NDArray& weight,
+                            const std::vector<int>& kernel_perm, int64_t ocb_count, int64_t block) {
+  int64_t strides[4];
+  for (int d = 3, stride = 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= static_cast<int>(weight.shape()[d]);
+  }
+  const float* w = weight.data_as<float>();
+  NDArray packed = NDArray::Empty({ocb_count, c.ic, c.kh, c.kw, block}, DType::kFloat32);
+  float* out = packed.data_as<float>();
+  for (int64_t ob = 0; ob < ocb_count; ++ob)
+    for (int64_t ic = 0; ic < c.ic; ++ic)
+      for (int64_t kh = 0; kh < c.kh; ++kh)
+        for (int64_t kw = 0; kw < c.kw; ++kw)
+          for (int64_t o = 0; o < block; ++o) {
+            int64_t oc = ob * block + o;
+            float v = 0.0f;
+            if (oc < c.oc)
+              v = w[oc * strides[kernel_perm[0]] + ic * strides[kernel_perm[1]] +
+                    kh * strides[kernel_perm[2]] + kw * strides[kernel_perm[3]]];
+            *out++ = v;
+          }
+  return packed;
+}
+
 }  // namespace
 
 NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const TensorExpr& weight,
@@ -151,8 +178,16 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       return MakeSelect(MakeBinary(BinaryOp::kLT, oc, IntImm(c.oc)), weight.at(wi),
                         FloatImm(0.0, DType::kFloat32));
     };
-    Buffer wpk = ctx.AllocScratch("conv_wpk", packed.shape, DType::kFloat32);
-    ctx.StoreInto(packed, wpk, "conv_wpk");
+    Buffer wpk;
+    if (weight.constant.defined() && weight.constant.dtype() == DType::kFloat32 &&
+        weight.constant.shape() == weight.shape) {
+      // Constant weights are packed once, at compile time, instead of on every call.
+      wpk = ctx.AddConstant("conv_wpk",
+                            PackConstantWeights(c, weight.constant, kernel_perm, ocb_count, kOCB));
+    } else {
+      wpk = ctx.AllocScratch("conv_wpk", packed.shape, DType::kFloat32);
+      ctx.StoreInto(packed, wpk, "conv_wpk");
+    }
 
     // 3. The tiled nest: parallel over (n, oc block, oh); per tile of columns, zero the
     // accumulators, accumulate over (ic, kh, kw), then store and apply the epilogue.

@@ -23,6 +23,9 @@ struct TensorExpr {
   /// How many ops are inlined into `at` (0 for a buffer load); the function lowering
   /// materialises deeper chains so expressions stay shallow.
   int depth = 0;
+  /// Set when this tensor is exactly a constant's data (read from a kernel input), so a
+  /// template may transform it at compile time (e.g. pre-pack conv2d weights).
+  NDArray constant;
 };
 
 /// A tensor reading `buffer` at the given indices.
@@ -80,6 +83,12 @@ class LowerContext {
   /// lowering of a Primitive function) decides later; returns a stand-in tensor.
   TensorExpr Reduce(ReduceSpec spec, const std::string& name);
 
+  /// A new constant kernel input holding `data` (computed at compile time, e.g. packed
+  /// weights); the function lowering appends it to the kernel's constants.
+  tir::Buffer AddConstant(const std::string& name, NDArray data);
+  /// Internal: the constants added so far, in order (cleared).
+  std::vector<std::pair<tir::Buffer, NDArray>> TakeConstants();
+
   /// A unique buffer name with prefix `base`.
   std::string FreshName(const std::string& base);
   /// A unique block name with prefix `base`.
@@ -101,6 +110,7 @@ class LowerContext {
  private:
   std::vector<tir::Stmt> stmts_;
   std::vector<tir::Buffer> scratch_;
+  std::vector<std::pair<tir::Buffer, NDArray>> constants_;
   std::vector<std::shared_ptr<Pending>> pending_;
   std::vector<std::string> names_;
   std::vector<std::string> block_names_;
