@@ -43,6 +43,9 @@ TEST(LowerConvTemplate, StrideTwo) {
   CheckLowering(Conv("1, 6, 16, 16", "10, 6, 3, 3", ", strides=[2, 2], padding=[1, 2, 0, 1]"));
   CheckLowering(Conv("1, 6, 17, 40", "9, 6, 3, 3", ", strides=[2, 1]"));
   CheckLowering(Conv("1, 6, 17, 40", "9, 6, 3, 3", ", strides=[1, 2], padding=[0, 1]"));
+  // Stride 3 (three phases per padded row), padding wider than a phase's first column.
+  CheckLowering(Conv("1, 4, 20, 23", "5, 4, 3, 3", ", strides=[3, 3], padding=[2, 4, 1, 3]"));
+  CheckLowering(Conv("2, 3, 9, 11", "4, 3, 5, 5", ", strides=[3, 3], padding=[2, 2]"));
 }
 
 TEST(LowerConvTemplate, KernelSizes) {
