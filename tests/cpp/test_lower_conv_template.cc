@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
+#include "tessera/support/host_cpu.h"
 
 namespace tessera {
 namespace {
@@ -118,6 +119,32 @@ def @main(%x: Tensor[(1, 8, 12, 13), float32], %w: Tensor[(6, 8, 3, 3), float32]
   %0 = nn.conv2d(%x, %w, padding=[1, 1]);
   %1 = multiply(%0, 2f);
   add(%1, 1f)
+})");
+}
+
+TEST(LowerConvTemplate, SmallOutputsTileRowsTogether) {
+  // Outputs of a few columns (7 x 7, 5 x 6): with 16-lane vectors these take flat tiles
+  // over (row, padded column); the columns past each row are computed and dropped.
+  std::string a = Conv("1, 16, 7, 7", "12, 16, 3, 3", ", padding=[1, 1]");
+  if (HostSimdBytes() == 64) {
+    IRModule mod = InferTypes(ParseModule(a));
+    tir::PrimFunc pf = lower::LowerPrimitive(
+        WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+    EXPECT_NE(PrintStmt(pf->body).find("Buffer[(1, 16, 9"), std::string::npos)
+        << "expected a flat (3-D) padded buffer\n"
+        << PrintStmt(pf->body);
+  }
+  CheckLowering(a);
+  CheckLowering(Conv("2, 9, 5, 6", "10, 9, 3, 3", ", padding=[2, 1, 0, 1]"));
+  CheckLowering(Conv("1, 24, 7, 7", "40, 24, 1, 1", ""));                            // pointwise
+  CheckLowering(Conv("1, 16, 6, 7", "16, 1, 5, 5", ", groups=16, padding=[2, 2]"));  // depthwise
+  CheckLowering(R"(
+def @main(%x: Tensor[(1, 8, 7, 7), float32], %w: Tensor[(7, 8, 3, 3), float32],
+          %b: Tensor[(7), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  multiply(%2, 3f)
 })");
 }
 
