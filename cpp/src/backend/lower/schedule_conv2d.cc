@@ -23,18 +23,19 @@ namespace {
 /// not a multiple of the block (such as depthwise) use one channel per tile and
 /// `grouped_columns` columns instead.
 struct ConvTile {
-  int64_t lanes;            ///< float32 lanes of one SIMD register
-  int64_t channels;         ///< output channels per register tile
-  int64_t columns;          ///< output columns per register tile
-  int64_t grouped_columns;  ///< columns of a one-channel tile
+  int64_t lanes;               ///< float32 lanes of one SIMD register
+  int64_t channels;            ///< output channels per register tile
+  int64_t columns;             ///< output columns per register tile
+  int64_t grouped_columns;     ///< columns of a grouped (non-depthwise) one-channel tile
+  int64_t depthwise_channels;  ///< channels per depthwise tile (grouped_columns wide)
 };
 
 ConvTile HostConvTile() {
   const int64_t lanes = HostSimdBytes() / 4;
   // AVX-512 (32 zmm): 8 x 2 vectors, 16 accumulators. Measured on the ResNet-18 layers
   // with one thread: 1.1-1.3x faster than 8 x 1, 16 x 1, 6 x 2 or 12 x 2 vectors.
-  if (lanes >= 16) return ConvTile{lanes, 8, 2 * lanes, 2 * lanes};
-  return ConvTile{lanes, 8, lanes, 4 * lanes};
+  if (lanes >= 16) return ConvTile{lanes, 8, 2 * lanes, 2 * lanes, 4};
+  return ConvTile{lanes, 8, lanes, 4 * lanes, 2};
 }
 
 int64_t RoundUp(int64_t v, int64_t m) {
@@ -149,7 +150,11 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
     const ConvTile shape = HostConvTile();
     const int64_t lanes = shape.lanes;
     const bool wide = c.groups == 1 || ocpg % shape.channels == 0;
-    const int64_t kOCB = wide ? shape.channels : 1;
+    // Depthwise (one input and one output channel per group): a tile of several channels,
+    // each reading its own input plane, so the tile has enough independent accumulators
+    // (one channel with two vectors was bound by the FMA latency).
+    const bool depthwise = !wide && ocpg == 1 && c.ic == 1;
+    const int64_t kOCB = wide ? shape.channels : depthwise ? shape.depthwise_channels : 1;
     const int64_t kOWB = wide ? shape.columns : shape.grouped_columns;
     const int64_t ocb_count = (c.oc + kOCB - 1) / kOCB;
     const int64_t hp = c.ih + c.pad_top + c.pad_bottom;
@@ -166,9 +171,13 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
     // Only when it fills the vectors clearly better: its stores are scalar (the row and
     // column of each position), which costs more than the saved lanes otherwise (e.g. a
     // depthwise 3 x 3 at 56 x 56 ran 2.3x slower flat).
+    // A row whose tile is narrower than full also leaves it short of accumulators, so flat
+    // tiles win at equal fill when the stores are few per FMA (not depthwise).
+    const double flat_fill = double(c.oh * c.ow) / lanes_used(c.oh * wq_flat, flat_width);
+    const double row_fill = double(c.ow) / lanes_used(c.ow, kOWB);
     const bool flat = s == 1 && sh == 1 && c.layout_w == 3 &&
-                      double(c.oh * c.ow) / lanes_used(c.oh * wq_flat, flat_width) >
-                          1.25 * double(c.ow) / lanes_used(c.ow, kOWB);
+                      (flat_fill > 1.25 * row_fill || (lanes_used(c.ow, kOWB) < kOWB &&
+                                                       !depthwise && flat_fill >= 0.95 * row_fill));
     const int64_t tile_width = flat ? flat_width : kOWB;
     const int64_t positions = flat ? c.oh * wq_flat : c.ow;
     const int64_t full_tiles = positions / tile_width, tail = positions % tile_width;
@@ -265,7 +274,12 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
         PrimExpr phase = s == 1 ? IntImm(0) : FloorMod(kw, IntImm(s));
         PrimExpr shift = s == 1 ? PrimExpr(kw) : FloorDiv(kw, IntImm(s));
         PrimExpr chan = ic;
-        if (c.groups > 1) {
+        if (depthwise) {
+          // Channel o of the tile reads its own plane (clamped in the last, partial block,
+          // whose missing channels are never stored).
+          chan = Simplify(ocb * kOCB + o);
+          if (c.oc % kOCB) chan = MakeBinary(BinaryOp::kMin, chan, IntImm(c.oc - 1));
+        } else if (c.groups > 1) {
           PrimExpr g = ocpg == kOCB ? PrimExpr(ocb) : FloorDiv(ocb, IntImm(ocpg / kOCB));
           chan = Simplify(g * c.ic + ic);
         }
@@ -285,8 +299,11 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
         PrimExpr oc = Simplify(ocb * kOCB + o);
         // Flat: position p = ow0 + w is output (p / wq, p % wq), kept when inside a row.
         PrimExpr pos = Simplify(ow0 + w);
-        Indices oi = flat ? Indices{n, oc, FloorDiv(pos, IntImm(wq)), FloorMod(pos, IntImm(wq))}
-                          : Indices{n, oc, oh, pos};
+        // Positions are non-negative: plain C division, which the compiler turns into a
+        // multiply and shift (the floor forms carry a sign branch).
+        PrimExpr row = MakeBinary(BinaryOp::kDiv, pos, IntImm(wq));
+        PrimExpr col = Simplify(pos - row * IntImm(wq));
+        Indices oi = flat ? Indices{n, oc, row, col} : Indices{n, oc, oh, pos};
         std::vector<Stmt> st{MakeStore(dest, MakeLoad(acc, {o, w}), oi)};
         if (epilogue) {
           PrimExpr v = epilogue(oi);
@@ -295,8 +312,7 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
         }
         Stmt kept = MakeSeq(st);
         if (flat && wq > c.ow)
-          kept = MakeIfThenElse(MakeBinary(BinaryOp::kLT, FloorMod(pos, IntImm(wq)), IntImm(c.ow)),
-                                kept);
+          kept = MakeIfThenElse(MakeBinary(BinaryOp::kLT, col, IntImm(c.ow)), kept);
         Stmt store = MakeFor(w, IntImm(0), IntImm(stored),
                              flat ? ForKind::kSerial : ForKind::kVectorized, kept);
         if (c.oc % kOCB) store = MakeIfThenElse(MakeBinary(BinaryOp::kLT, oc, IntImm(c.oc)), store);
