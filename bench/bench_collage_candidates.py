@@ -9,6 +9,7 @@ library specs of `native -compiler=dnnl -libs=blas`).
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_collage_candidates.py
 Writes bench/results/collage_candidates.{md,json}.
 """
+import argparse
 import json
 import pathlib
 import platform
@@ -67,6 +68,7 @@ def resnet18_text():
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     mod = tessera.parse(resnet18_text())
     nodes = len(collage.node_labels(mod))
     ops = sum(1 for label in collage.node_labels(mod) if "." in label or label in ("add", "multiply"))

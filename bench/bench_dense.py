@@ -2,11 +2,14 @@
 
 Usage: PYTHONPATH=build/python taskset -c 1 /usr/bin/python3 bench/bench_dense.py
 """
+import argparse
+
 import numpy as np
 
 import tessera
 from tessera.op import nn
 
+argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
 rng = np.random.default_rng(0)
 for (m, n, k) in [(1024, 1024, 1024), (256, 256, 256), (1, 512, 512)]:
     a = rng.standard_normal((m, k)).astype("float32"); b = rng.standard_normal((n, k)).astype("float32")

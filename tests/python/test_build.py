@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,10 @@ def test_interp_target_and_benchmark_profile_memory_plan():
     assert ex.source() is None
     native = tessera.build(mod, target="native -num_threads=1")
     assert native.num_threads == 1
+    with tempfile.TemporaryDirectory() as d:  # the target's thread count is saved with it
+        native.save(d + "/m.tsx")
+        assert tessera.load(d + "/m.tsx").num_threads == 1
+        assert tessera.load(d + "/m.tsx", num_threads=2).num_threads == 2
     stats = native.benchmark(x=x, warmup=1, repeat=3)
     assert stats["repeat"] == 3 and 0 < stats["min_ms"] <= stats["median_ms"] <= stats["p90_ms"]
     prof = native.profile(x=x, repeat=2)

@@ -1,6 +1,8 @@
 """The ONNX importer on models built with onnx.helper (tests/python/onnx_models.py):
 results of the interpreter and the native build against an independent NumPy reference,
 shape sub-graph folding, options, and clear errors for bad or unsupported models."""
+import subprocess
+
 import numpy as np
 import onnx
 import pytest
@@ -102,6 +104,27 @@ def test_shape_overrides_for_symbolic_dims():
     np.testing.assert_array_equal(tessera.evaluate(mod, x=x), np.maximum(x, 0))
     with pytest.raises(tessera.TesseraNotFoundError, match="'nope'"):
         tessera.frontend.from_onnx(model, shape_overrides={"x": [3, 4], "nope": [1]})
+
+
+def test_cli_shape_option_for_symbolic_dims(tessera_cli, tmp_path):
+    node = helper.make_node("Relu", ["x"], ["y"], name="relu0")
+    model = _single_node_model(node, [_vi("x", ["batch", 4])], [_vi("y", ["batch", 4])])
+    path = tmp_path / "relu.onnx"
+    path.write_bytes(model.SerializeToString())
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "y.npy"
+    res = subprocess.run([tessera_cli, "run", str(path), "--shape", "x=3,4", "--target", "native",
+                          "--input", f"x={tmp_path / 'x.npy'}", "--output", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    np.testing.assert_array_equal(np.load(out), np.maximum(x, 0))
+    res = subprocess.run([tessera_cli, "compile", str(path), "-o", str(tmp_path / "m.tsx")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and "--shape NAME=" in res.stderr
+    res = subprocess.run([tessera_cli, "compile", str(path), "-o", str(tmp_path / "m.tsx"),
+                          "--shape", "x=3,zero"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and "'zero' is not a positive integer" in res.stderr
 
 
 def test_unsupported_op_names_type_node_and_opset():

@@ -154,8 +154,8 @@ TS_CAPI_EXPORT TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t
 /** Writes the executable to one file. */
 TS_CAPI_EXPORT TsStatus TsExecutableSave(TsExecutable executable, const char* path);
 /** Reads a file written by TsExecutableSave; its executor uses `num_threads` threads
- *  (0 = all cores). A missing file fails with TS_ERROR_NOT_FOUND, a damaged one with
- *  TS_ERROR_PARSE. */
+ *  (0 = the build target's `num_threads`, saved in the file, whose 0 means all cores). A
+ *  missing file fails with TS_ERROR_NOT_FOUND, a damaged one with TS_ERROR_PARSE. */
 TS_CAPI_EXPORT TsStatus TsExecutableLoad(const char* path, int num_threads, TsExecutable* out);
 /** Calls `callback` once per input (parameter) name of @main, in order. */
 TS_CAPI_EXPORT TsStatus TsExecutableGetInputNames(TsExecutable executable,

@@ -90,7 +90,11 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
     }
     kernels->imports.push_back(std::move(m));
   }
-  return runtime::Executable::Create(lowered, std::move(kernels));
+  auto exe = runtime::Executable::Create(lowered, std::move(kernels));
+  // The target's thread count travels with the program (save/load keeps it).
+  if (host.HasAttr("num_threads"))
+    exe->SetDefaultNumThreads(static_cast<int>(host.GetInt("num_threads")));
+  return exe;
 }
 
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::string& target) {

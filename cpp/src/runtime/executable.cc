@@ -13,6 +13,9 @@ namespace tessera::runtime {
 
 namespace {
 
+/// @main's attribute holding the build target's thread count (so it is saved).
+constexpr const char* kNumThreadsAttr = "executor.num_threads";
+
 /// The value of one expression: a tensor slot or a tuple of layouts.
 struct Layout {
   int slot = -1;
@@ -192,6 +195,15 @@ class Builder {
 };
 
 }  // namespace
+
+int Executable::default_num_threads() const {
+  return main_.defined() ? static_cast<int>(GetIntAttr(main_.get(), kNumThreadsAttr)) : 0;
+}
+
+void Executable::SetDefaultNumThreads(int num_threads) {
+  if (num_threads < 0) TS_THROW(kValue) << "executable: num_threads must be >= 0";
+  main_ = WithAttr(main_, kNumThreadsAttr, AttrValue(int64_t{num_threads}));
+}
 
 std::shared_ptr<Executable> Executable::Create(const IRModule& lowered, Module kernels) {
   if (!kernels) TS_THROW(kValue) << "executor: no runtime module with the kernels";

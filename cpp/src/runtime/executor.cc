@@ -31,7 +31,8 @@ ExecutorOptions ExecutorOptions::FromTarget(const Target& target) {
 Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options)
     : exe_(std::move(exe)) {
   if (!exe_) TS_THROW(kValue) << "executor: no executable";
-  pool_ = options.pool ? options.pool : std::make_shared<ThreadPool>(options.num_threads);
+  int threads = options.num_threads > 0 ? options.num_threads : exe_->default_num_threads();
+  pool_ = options.pool ? options.pool : std::make_shared<ThreadPool>(threads);
   env_ = KernelEnvFor(pool_.get());
   // One allocation for every intermediate; never resized.
   arena_ = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);

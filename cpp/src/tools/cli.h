@@ -1,6 +1,7 @@
 // Private to the CLI: subcommand entry points and shared helpers.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,16 @@ int RunBench(const std::vector<std::string>& args);
 
 /// Reads a whole file ("-" = standard input); throws an I/O error naming the path.
 std::string ReadFileOrStdin(const std::string& path);
+class ArgList;
 /// Loads a module from an ONNX model (by the .onnx extension or protobuf content), text
-/// IR or JSON (by content: JSON starts with '{').
-IRModule LoadModule(const std::string& path);
+/// IR or JSON (by content: JSON starts with '{'). `shapes` (from --shape) fix ONNX input
+/// shapes (symbolic dimensions); they are an error for other formats.
+IRModule LoadModule(const std::string& path,
+                    const std::map<std::string, std::vector<int64_t>>& shapes = {});
+/// The repeatable `--shape NAME=D1,D2,...` options of `args`; a value error names a bad one.
+std::map<std::string, std::vector<int64_t>> ShapesFromArgs(const ArgList& args);
+/// Help line of --shape.
+extern const char* kShapeHelp;
 /// Shows `message` as the current stage of long work on stderr when it is a terminal
 /// (overwriting the previous one); an empty message clears the line. No-op otherwise.
 void Progress(const std::string& message);

@@ -95,7 +95,43 @@ void Progress(const std::string& message) {
   std::fflush(stderr);
 }
 
-IRModule LoadModule(const std::string& path) {
+const char* kShapeHelp =
+    "  --shape NAME=D1,D2,...  static shape of ONNX input NAME (symbolic dimensions; repeatable)\n";
+
+std::map<std::string, std::vector<int64_t>> ShapesFromArgs(const ArgList& args) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string& spec : args.GetAll("--shape")) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      TS_THROW(kValue) << "--shape expects NAME=D1,D2,... (e.g. input=1,3,224,224), got '" << spec
+                       << "'";
+    std::vector<int64_t> dims;
+    std::string rest = spec.substr(eq + 1);
+    size_t start = 0;
+    while (start <= rest.size()) {
+      size_t comma = rest.find(',', start);
+      std::string item =
+          rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      size_t used = 0;
+      long long v = -1;
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+      }
+      if (item.empty() || used != item.size() || v < 1)
+        TS_THROW(kValue) << "--shape " << spec << ": dimension '" << item
+                         << "' is not a positive integer";
+      dims.push_back(v);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    shapes[spec.substr(0, eq)] = dims;
+  }
+  return shapes;
+}
+
+IRModule LoadModule(const std::string& path,
+                    const std::map<std::string, std::vector<int64_t>>& shapes) {
   std::string text = ReadFileOrStdin(path);
   std::string shown = path == "-" ? "<stdin>" : path;
   // An ONNX ModelProto starts with field 1 (ir_version, a varint): tag byte 0x08.
@@ -103,10 +139,15 @@ IRModule LoadModule(const std::string& path) {
               (!text.empty() && text[0] == '\x08');
   if (onnx) {
     Progress("importing " + shown + " ...");
-    IRModule mod = frontend::FromOnnxBytes(text, {}, shown);
+    frontend::OnnxImportOptions options;
+    options.shape_overrides = shapes;
+    IRModule mod = frontend::FromOnnxBytes(text, options, shown);
     Progress("");
     return mod;
   }
+  if (!shapes.empty())
+    TS_THROW(kValue) << "--shape applies to ONNX models only; " << shown
+                     << " is text or JSON IR, whose parameters carry their shapes";
   if (text.rfind("TESSERA-EXEC", 0) == 0)
     TS_THROW(kValue) << shown << " is a compiled executable, not a module: run it with "
                      << "`tessera run " << shown << "`";

@@ -25,6 +25,7 @@ static const char* kBenchHelp =
     "  --warmup W        untimed runs first (default 3)\n"
     "  --repeat R        timed runs (default 20)\n"
     "  --input NAME=PATH an input from a .npy file; inputs not given are seeded random\n"
+    "  --shape NAME=D1,... static shape of ONNX input NAME (symbolic dimensions)\n"
     "                    normal values (floats) or zeros (integers)\n"
     "  --no-profile      skip the per-kernel profile\n"
     "%s";
@@ -46,9 +47,10 @@ static bool IsCompiled(const std::string& path) {
 }
 
 int RunBench(const std::vector<std::string>& raw_args) {
-  ArgList args(raw_args, {"--help", "-h", "--no-profile"},
-               {"--target", "--threads", "--warmup", "--repeat", "--input", CONTEXT_OPTIONS},
-               "bench");
+  ArgList args(
+      raw_args, {"--help", "-h", "--no-profile"},
+      {"--target", "--threads", "--warmup", "--repeat", "--input", "--shape", CONTEXT_OPTIONS},
+      "bench");
   if (args.Has("--help") || args.Has("-h")) {
     std::printf(kBenchHelp, kContextHelp);
     return 0;
@@ -68,7 +70,7 @@ int RunBench(const std::vector<std::string>& raw_args) {
       TS_THROW(kValue) << "'" << file << "' is already compiled; --target applies to models";
     exe = runtime::Executable::Load(file);
   } else {
-    IRModule mod = LoadModule(file);
+    IRModule mod = LoadModule(file, ShapesFromArgs(args));
     Target target = Target::Parse(args.Get("--target", "native"));
     PassContext ctx = ContextFromArgs(args);
     PassContext::Scope scope(ctx);

@@ -23,6 +23,7 @@ static const char* kRunHelp =
     "Runs @main of a model (ONNX .onnx, text IR or JSON) with the reference interpreter, or\n"
     "built for --target; or runs an executable written by `tessera compile`.\n"
     "  --input NAME=PATH   value of parameter NAME from a .npy file (repeat per parameter)\n"
+    "  --shape NAME=D1,... static shape of ONNX input NAME (symbolic dimensions)\n"
     "  --target TARGET     build for TARGET first (e.g. native, \"native -num_threads=1\")\n"
     "  --threads N         threads of the executor (0 = all cores; compiled files)\n"
     "  --output PATH       write the result to PATH (a tuple result writes PATH with\n"
@@ -70,7 +71,7 @@ static int ParseCount(const std::string& text) {
 
 int RunRun(const std::vector<std::string>& raw_args) {
   ArgList args(raw_args, {"--help", "-h", "--time"},
-               {"--input", "--output", "--target", "--threads"}, "run");
+               {"--input", "--output", "--target", "--threads", "--shape"}, "run");
   if (args.Has("--help") || args.Has("-h")) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -103,7 +104,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
       exe = runtime::Executable::Load(file);
     } else {
       Target target = Target::Parse(args.Get("--target"));
-      IRModule mod = LoadModule(file);
+      IRModule mod = LoadModule(file, ShapesFromArgs(args));
       Progress("compiling for " + target.ToString() + " ...");
       exe = Build(mod, {target});
       Progress("");
@@ -117,7 +118,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
     is_tuple = outputs.size() != 1;
   } else {
     auto start = std::chrono::steady_clock::now();
-    Value result = RunMain(LoadModule(file), inputs);
+    Value result = RunMain(LoadModule(file, ShapesFromArgs(args)), inputs);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outputs = result.Flatten();
     is_tuple = result.is_tuple();

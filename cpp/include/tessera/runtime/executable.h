@@ -77,6 +77,11 @@ class Executable {
   const Module& module() const { return module_; }
   /// The kind of the module defining `symbol` ("interp", "native", ...).
   std::string ModuleKindOf(const std::string& symbol) const;
+  /// The thread count executors use when their options give none (0 = all cores): the
+  /// build target's `num_threads`, saved with the program.
+  int default_num_threads() const;
+  /// Sets default_num_threads (stored as @main's attribute `executor.num_threads`).
+  void SetDefaultNumThreads(int num_threads);
 
  private:
   Executable() = default;
@@ -97,7 +102,8 @@ class Executable {
 
 /// How an Executor runs.
 struct ExecutorOptions {
-  /// Threads of the pool when `pool` is null (0 = all cores).
+  /// Threads of the pool when `pool` is null (0 = the executable's default_num_threads,
+  /// whose 0 means all cores).
   int num_threads = 0;
   /// A pool to share with other executors (optional).
   std::shared_ptr<ThreadPool> pool;

@@ -54,10 +54,11 @@ TensorType InputType(const onnx::ValueInfoProto& vi, const OnnxImportOptions& op
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
     if (!d.has_dim_value() || d.dim_value() < 0)
-      TS_THROW(kUnsupported) << "graph input '" << name << "' dimension " << i << " is "
-                             << (d.has_dim_param() ? "symbolic ('" + d.dim_param() + "')"
-                                                   : std::string("unknown"))
-                             << "; give a static shape with shape_overrides";
+      TS_THROW(kUnsupported)
+          << "graph input '" << name << "' dimension " << i << " is "
+          << (d.has_dim_param() ? "symbolic ('" + d.dim_param() + "')" : std::string("unknown"))
+          << "; give a static shape (Python: shape_overrides=, CLI: --shape NAME=D1,D2,..., "
+             "C: the shapes of TsModuleFromONNX)";
     shape.push_back(d.dim_value());
   }
   return MakeTensorType(shape, *dtype);
