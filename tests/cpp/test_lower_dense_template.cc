@@ -41,6 +41,16 @@ bool HasAllocate(const tir::Stmt& root, const std::string& prefix) {
   return false;
 }
 
+TEST(DenseTemplate, BatchRowsFoldIntoOneProduct) {
+  // A shared right operand: the batch rows become rows of one product (with the
+  // output indices split back), including single-row batch elements and epilogues.
+  CheckLowering(Main("%x: " + T("3, 5, 7, 20") + ", %w: " + T("20, 9"),
+                     "%0 = nn.matmul(%x, %w); nn.relu(%0)"));
+  CheckLowering(Main("%x: " + T("6, 1, 20") + ", %w: " + T("20, 35"), "nn.matmul(%x, %w)"));
+  CheckLowering(Main("%x: " + T("2, 13, 20") + ", %w: " + T("9, 20") + ", %b: " + T("9"),
+                     "%0 = nn.dense(%x, %w); add(%0, %b)"));
+}
+
 TEST(DenseTemplate, DenseShapes) {
   for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
            {1, 7, 5}, {5, 33, 17}, {64, 64, 64}, {37, 100, 53}, {6, 16, 1}, {13, 40, 9}})

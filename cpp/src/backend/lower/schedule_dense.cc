@@ -77,18 +77,23 @@ struct Builder {
   TileShape tile;
   Buffer packed;  // [batch?..., panels, K, NR] or undefined
 
+  /// The output indices of element (i, j) of batch element `bi`.
+  Indices Out(const Indices& bi, const PrimExpr& i, const PrimExpr& j) const {
+    return d.out_index ? d.out_index(bi, Simplify(i), Simplify(j)) : OutIndex(bi, i, j);
+  }
+
   /// Stores acc[r*nc + v] into the output tile, then applies the epilogue to it.
   Stmt StoreTile(const Buffer& acc, const Indices& bi, const PrimExpr& i0, int64_t mr,
                  const PrimExpr& j0, int64_t nc) {
     tir::Var r = tir::MakeVar("r"), v = tir::MakeVar("v");
-    Indices oi = OutIndex(bi, i0 + r, j0 + v);
+    Indices oi = Out(bi, i0 + r, j0 + v);
     std::vector<Stmt> seq;
     seq.push_back(MakeFor(r, IntImm(0), IntImm(mr), ForKind::kUnrolled,
                           MakeFor(v, IntImm(0), IntImm(nc), ForKind::kVectorized,
                                   MakeStore(dest, MakeLoad(acc, {Simplify(r * nc + v)}), oi))));
     if (epilogue) {
       tir::Var r2 = tir::MakeVar("r"), v2 = tir::MakeVar("v");
-      Indices ei = OutIndex(bi, i0 + r2, j0 + v2);
+      Indices ei = Out(bi, i0 + r2, j0 + v2);
       PrimExpr e = epilogue(ei);
       if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
       seq.push_back(MakeFor(
@@ -212,13 +217,13 @@ struct Builder {
       PrimExpr j = Simplify(j0 + IntImm(r));
       for (int64_t kt = kv * vl; kt < d.k; ++kt)
         sum = sum + d.a(bi, i, IntImm(kt)) * d.b(bi, j, IntImm(kt));
-      Indices oi = OutIndex(bi, i, j);
+      Indices oi = Out(bi, i, j);
       stores.push_back(MakeStore(dest, sum, oi));
     }
     std::vector<Stmt> seq{zero, fma, MakeSeq(stores)};
     if (epilogue)
       for (int64_t r = 0; r < rows; ++r) {
-        Indices oi = OutIndex(bi, i, Simplify(j0 + IntImm(r)));
+        Indices oi = Out(bi, i, Simplify(j0 + IntImm(r)));
         PrimExpr e = epilogue(oi);
         if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
         seq.push_back(MakeStore(dest, e, oi));
@@ -254,7 +259,36 @@ bool UseGemmTemplate(const GemmDesc& desc) {
          Product(desc.batch) > 0;
 }
 
-void AttachGemmNest(ReduceSpec& spec, GemmDesc desc) {
+/// `desc` with its batch folded into the rows when the right operand is shared by every
+/// batch element: [b..., m, k] x [k, n] is one [b*m, k] x [k, n] product, so a batch of
+/// single rows (a transposed sequence, m = 1) fills register tiles instead of one row each.
+GemmDesc FoldBatchIntoRows(const GemmDesc& desc) {
+  const int64_t batch = Product(desc.batch);
+  if (desc.b_batched || batch <= 1 || desc.out_index) return desc;
+  GemmDesc flat = desc;
+  const int64_t m = desc.m;
+  const std::vector<int64_t> dims = desc.batch;
+  auto split = [m, dims](const PrimExpr& row) {
+    return std::make_pair(Unflatten(Div(row, m), dims), Mod(row, m));
+  };
+  flat.batch.clear();
+  flat.m = batch * m;
+  flat.a = [a = desc.a, split](const Indices&, PrimExpr i, PrimExpr k) {
+    auto [bi, r] = split(i);
+    return a(bi, r, std::move(k));
+  };
+  flat.b = [b = desc.b](const Indices&, PrimExpr j, PrimExpr k) {
+    return b(Indices{}, std::move(j), std::move(k));
+  };
+  flat.out_index = [split](const Indices&, PrimExpr i, PrimExpr j) {
+    auto [bi, r] = split(i);
+    return OutIndex(bi, r, j);
+  };
+  return flat;
+}
+
+void AttachGemmNest(ReduceSpec& spec, GemmDesc original) {
+  GemmDesc desc = FoldBatchIntoRows(original);
   spec.emit_nest = [desc](LowerContext& ctx, const Buffer& dest,
                           const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
     Builder builder{ctx, desc, dest, epilogue, HostTileShape(), Buffer()};
