@@ -80,7 +80,11 @@ std::vector<TensorExpr> Concatenate(const std::vector<TensorExpr>& in, const Att
              for (size_t k = parts.size(); k-- > 0;) {
                if (parts[k].shape[axis] == 0) continue;
                Indices idx = i;
-               idx[axis] = Simplify(i[axis] + IntImm(-offsets[k]));
+               // Clamped: a Select may evaluate both sides, so no part is read out of range.
+               idx[axis] = MakeBinary(
+                   BinaryOp::kMin,
+                   MakeBinary(BinaryOp::kMax, Simplify(i[axis] + IntImm(-offsets[k])), IntImm(0)),
+                   IntImm(parts[k].shape[axis] - 1));
                PrimExpr v = parts[k].at(idx);
                result = result.defined()
                             ? MakeSelect(MakeBinary(BinaryOp::kLT, i[axis],
@@ -219,7 +223,9 @@ std::vector<TensorExpr> Pad(const std::vector<TensorExpr>& in, const Attrs& attr
                  PrimExpr ok = MakeBinary(BinaryOp::kAnd, MakeBinary(BinaryOp::kGE, j, IntImm(0)),
                                           MakeBinary(BinaryOp::kLT, j, IntImm(n)));
                  inside = inside.defined() ? MakeBinary(BinaryOp::kAnd, inside, ok) : ok;
-                 idx.push_back(j);
+                 // Clamped: the Select below may evaluate the load outside too.
+                 idx.push_back(MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, j, IntImm(0)),
+                                          IntImm(n - 1)));
                } else if (mode == "edge") {
                  idx.push_back(MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, j, IntImm(0)),
                                           IntImm(n - 1)));

@@ -284,8 +284,13 @@ std::string KernelEmitter::ExprCombine(const PrimExpr& e, ExprMode mode,
       return BinaryValue(static_cast<const BinaryNode*>(e.get()), r[0], r[1]);
     case TypeIndex::kNot:
       return "(!" + r[0] + ")";
-    case TypeIndex::kSelect:
+    case TypeIndex::kSelect: {
+      // Floats select without a branch (see ts_sel_f32 in the prelude).
+      std::string type = IsFloat(e->dtype) ? ValueCType(e->dtype) : "";
+      if (type == "float") return "ts_sel_f32(" + r[0] + ", " + r[1] + ", " + r[2] + ")";
+      if (type == "double") return "ts_sel_f64(" + r[0] + ", " + r[1] + ", " + r[2] + ")";
       return "(" + r[0] + " ? " + r[1] + " : " + r[2] + ")";
+    }
     case TypeIndex::kCast: {
       const auto* n = static_cast<const tir::CastNode*>(e.get());
       return CastValue(n->dtype, n->value->dtype, r[0]);
