@@ -122,6 +122,22 @@ def @main(%x: Tensor[(1, 8, 12, 13), float32], %w: Tensor[(6, 8, 3, 3), float32]
 })");
 }
 
+TEST(LowerConvTemplate, ConstantWeightsArePackedOnceAndNotKept) {
+  IRModule mod = InferTypes(ParseModule(Conv("1, 8, 12, 12", "16, 8, 3, 3", ", padding=[1, 1]")));
+  Function f = mod.LookupFunction("main");
+  NDArray w = NDArray::Zeros({16, 8, 3, 3}, DType::kFloat32);
+  Function bound =
+      MakeFunction({f->params[0]}, Substitute(f->body, {{f->params[1].get(), MakeConstant(w)}}));
+  lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(
+      WithAttr(InferTypes(IRModule::FromExpr(bound)).LookupFunction("main"), attr::kPrimitive,
+               int64_t{1}),
+      "k");
+  // Only the packed weights [oc blocks, ic, kh, kw, block] remain a kernel input.
+  ASSERT_EQ(lowered.constants.size(), 1u);
+  EXPECT_EQ(lowered.constants[0]->data.ndim(), 5);
+  EXPECT_EQ(lowered.func->params.size(), 3u);  // data, packed weights, output
+}
+
 TEST(LowerConvTemplate, SmallOutputsTileRowsTogether) {
   // Outputs of a few columns (7 x 7, 5 x 6): with 16-lane vectors these take flat tiles
   // over (row, padded column); the columns past each row are computed and dropped.

@@ -61,6 +61,42 @@ void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoad
   }
 }
 
+std::unordered_set<const BufferNode*> ReadBuffers(const Stmt& stmt) {
+  std::unordered_set<const BufferNode*> read;
+  auto expr = [&](const PrimExpr& e) {
+    if (e.defined())
+      ForEachLoad(e, [&](const BufferLoadNode* load) { read.insert(load->buffer.get()); });
+  };
+  std::vector<Stmt> stack{stmt};
+  while (!stack.empty()) {
+    Stmt s = stack.back();
+    stack.pop_back();
+    if (!s.defined()) continue;
+    if (auto* f = s.as<ForNode>()) {
+      expr(f->min);
+      expr(f->extent);
+      stack.push_back(f->body);
+    } else if (auto* b = s.as<BlockNode>()) {
+      for (const IterVar& iv : b->iter_vars) expr(iv.binding);
+      for (const BufferRegion& r : b->reads) read.insert(r.buffer.get());
+      stack.push_back(b->init);
+      stack.push_back(b->body);
+    } else if (auto* st = s.as<BufferStoreNode>()) {
+      expr(st->value);
+      for (const PrimExpr& i : st->indices) expr(i);
+    } else if (auto* a = s.as<AllocateNode>()) {
+      stack.push_back(a->body);
+    } else if (auto* q = s.as<SeqStmtNode>()) {
+      for (const Stmt& c : q->seq) stack.push_back(c);
+    } else if (auto* c = s.as<IfThenElseNode>()) {
+      expr(c->cond);
+      stack.push_back(c->then_case);
+      stack.push_back(c->else_case);
+    }
+  }
+  return read;
+}
+
 size_t ExprSize(const PrimExpr& expr, size_t limit) {
   size_t count = 0;
   std::vector<const PrimExprNode*> stack{expr.get()};

@@ -351,6 +351,20 @@ LoweredPrimitive PrimitiveLowerer::Run() {
     inputs_.push_back(buffer);
     constants_.push_back(MakeConstant(std::move(data)));
   }
+  tir::Stmt body_stmt = ctx_.Finish();
+  // Constants nothing reads any more (a conv weight replaced by its packed copy) are
+  // dropped, so the executable does not carry them twice.
+  std::unordered_set<const tir::BufferNode*> read = ReadBuffers(body_stmt);
+  size_t first_constant = inputs_.size() - constants_.size();
+  std::vector<tir::Buffer> kept_inputs(inputs_.begin(), inputs_.begin() + first_constant);
+  std::vector<Constant> kept_constants;
+  for (size_t c = 0; c < constants_.size(); ++c)
+    if (read.count(inputs_[first_constant + c].get())) {
+      kept_inputs.push_back(inputs_[first_constant + c]);
+      kept_constants.push_back(constants_[c]);
+    }
+  inputs_ = std::move(kept_inputs);
+  constants_ = std::move(kept_constants);
   std::vector<tir::Buffer> params = inputs_;
   params.insert(params.end(), outputs.begin(), outputs.end());
   Attrs attrs;
@@ -360,7 +374,7 @@ LoweredPrimitive PrimitiveLowerer::Run() {
   // no aliasing, which keeps reduction accumulators in registers.
   attrs.Set("tir.noalias", true);
   LoweredPrimitive result;
-  result.func = tir::MakePrimFunc(params, static_cast<int>(outputs.size()), ctx_.Finish(), attrs);
+  result.func = tir::MakePrimFunc(params, static_cast<int>(outputs.size()), body_stmt, attrs);
   result.constants = constants_;
   return result;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_set>
 #include <vector>
 
 #include "tessera/backend/lower/compute.h"
@@ -12,6 +13,8 @@ namespace tessera::lower {
 /// Calls `fn` on every buffer load in `expr` (iteratively, any depth).
 void ForEachLoad(const tir::PrimExpr& expr,
                  const std::function<void(const tir::BufferLoadNode*)>& fn);
+/// Every buffer `stmt` reads: loads anywhere in it and the read regions of its blocks.
+std::unordered_set<const tir::BufferNode*> ReadBuffers(const tir::Stmt& stmt);
 /// The number of nodes of `expr` as a tree, counting at most `limit + 1`.
 size_t ExprSize(const tir::PrimExpr& expr, size_t limit);
 /// The point access regions (index, extent 1) of every distinct load in `exprs`,
