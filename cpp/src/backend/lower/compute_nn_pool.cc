@@ -8,6 +8,7 @@
 
 #include "../../op/nn_defs.h"
 #include "compute_rules.h"
+#include "schedule_conv2d.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -101,7 +102,29 @@ std::function<PrimExpr(const Indices&, int64_t, int64_t)> PaddedTaps(
     xi.push_back(Max(Min(w, IntImm(in_w - 1)), IntImm(0)));
     return MakeSelect(And(InRange(h, in_h), InRange(w, in_w)), x.at(xi), fill);
   };
-  TensorExpr pad = ctx.Materialize(padded, name);
+  TensorExpr pad;
+  if (rank == 4 && x.dtype == padded.dtype) {
+    // NCHW: row copies without bounds checks (the conv template's padded copy).
+    Conv2DShape c;
+    c.n = x.shape[0];
+    c.ic = x.shape[1];
+    c.ih = in_h;
+    c.iw = in_w;
+    c.stride_w = s[1];
+    c.pad_top = p[0];
+    c.pad_left = p[1];
+    tir::Buffer buffer = ctx.AllocScratch(name, padded.shape, padded.dtype);
+    ctx.Emit(PaddedRowsCopy(
+        c, x, buffer, padded.shape[2], padded.shape[4],
+        [](const PrimExpr& n, const PrimExpr& ch, const PrimExpr& h, int64_t phase,
+           const PrimExpr& q) {
+          return Indices{n, ch, h, IntImm(phase), q};
+        },
+        fill));
+    pad = FromBuffer(buffer);
+  } else {
+    pad = ctx.Materialize(padded, name);
+  }
   return [=](const Indices& i, int64_t r0, int64_t r1) {
     Indices pi(i.begin(), i.begin() + rank - 2);
     pi.push_back(Simplify(i[rank - 2] * s[0] + IntImm(r0)));
