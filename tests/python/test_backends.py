@@ -72,6 +72,21 @@ def test_dnnl_conv_bias_relu_pool(hw, groups):
     check(text, dict(x=randn(1, 4, hw, hw), w=randn(8, 4 // groups, 3, 3), b=randn(8)))
 
 
+def test_dnnl_partitions_run_with_the_executors_thread_count(tmp_path):
+    # oneDNN sizes its primitives for a team when it builds them: a partition built for
+    # one thread and loaded for two (and back) rebuilds them and gives the same result.
+    body = "%0 = nn.conv2d(%x, %w, padding=[1, 1]);\n  nn.relu(%0)"
+    text = partitioned("dnnl", [("x", (1, 8, 20, 20)), ("w", (16, 8, 3, 3))], body)
+    inputs = dict(x=randn(1, 8, 20, 20), w=randn(16, 8, 3, 3))
+    mod = tessera.parse(text)
+    one = tessera.build(mod, target="native -num_threads=1")
+    want = one.run(**inputs)
+    one.save(tmp_path / "m.tsx")
+    two = tessera.load(tmp_path / "m.tsx", num_threads=2)
+    np.testing.assert_allclose(two.run(**inputs), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(one.run(**inputs), want, rtol=1e-5, atol=1e-5)
+
+
 def test_dnnl_dense_gelu_softmax_layer_norm():
     body = ("%0 = nn.dense(%x, %w);\n  %1 = nn.gelu(%0);\n  %2 = nn.layer_norm(%1, %g, %be);\n"
             "  nn.softmax(%2)")

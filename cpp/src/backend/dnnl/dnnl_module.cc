@@ -19,8 +19,9 @@ namespace {
 class DnnlModule : public runtime::ModuleNode {
  public:
   DnnlModule(Function fn, std::string symbol, int num_threads)
-      : fn_(std::move(fn)), symbol_(std::move(symbol)), num_threads_(num_threads), plan_(fn_) {
-    LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(plan_.num_steps()) + " primitive(s)");
+      : fn_(std::move(fn)), symbol_(std::move(symbol)), num_threads_(num_threads) {
+    BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
+    LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(plan_->num_steps()) + " primitive(s)");
   }
 
   std::string type_key() const override { return "dnnl"; }
@@ -31,13 +32,31 @@ class DnnlModule : public runtime::ModuleNode {
     return [this](void* const* buffers, const TsKernelEnv* env) {
       std::lock_guard<std::mutex> lock(mutex_);  // the plan's memories serve one run at a time
       // Debian's libdnnl runs on OpenMP: the calling thread's team size is the knob.
-      omp_set_num_threads(ext::ThreadsFor(num_threads_, env));
+      int threads = ext::ThreadsFor(num_threads_, env);
+      if (threads != plan_threads_) BuildPlan(threads);
+      omp_set_num_threads(threads);
       try {
-        plan_.Run(buffers);
+        plan_->Run(buffers);
       } catch (const dnnl::error& e) {
         TS_THROW(kInternal) << "dnnl: running @" << symbol_ << " failed: " << e.what();
       }
     };
+  }
+
+  /// Builds the plan for a team of `threads`: oneDNN sizes a primitive's parallel work
+  /// when the primitive is created, from the creating thread's OpenMP team size (built
+  /// for all cores, a `-num_threads=1` partition still ran on two threads).
+  void BuildPlan(int threads) {
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    try {
+      plan_ = std::make_unique<dnnl_backend::DnnlPlan>(fn_);
+    } catch (...) {
+      omp_set_num_threads(saved);
+      throw;
+    }
+    omp_set_num_threads(saved);
+    plan_threads_ = threads;
   }
 
   std::string SaveToBytes() const override {
@@ -50,7 +69,8 @@ class DnnlModule : public runtime::ModuleNode {
   Function fn_;
   std::string symbol_;
   int num_threads_;
-  dnnl_backend::DnnlPlan plan_;
+  std::unique_ptr<dnnl_backend::DnnlPlan> plan_;
+  int plan_threads_ = 0;  // the team size plan_ was built for
   std::mutex mutex_;
 };
 

@@ -152,10 +152,9 @@ Function LoadPartitionFunction(const std::string& bytes) {
 }
 
 int ThreadsFor(int num_threads, const void* kernel_env) {
-  if (num_threads > 0) return num_threads;
   const auto* env = static_cast<const TsKernelEnv*>(kernel_env);
-  if (!env || !env->pool) return 1;
-  return static_cast<const runtime::ThreadPool*>(env->pool)->num_threads();
+  if (env && env->pool) return static_cast<const runtime::ThreadPool*>(env->pool)->num_threads();
+  return num_threads > 0 ? num_threads : 1;
 }
 
 }  // namespace tessera::ext

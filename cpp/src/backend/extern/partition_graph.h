@@ -42,8 +42,9 @@ std::string SavePartitionFunction(const Function& fn);
 /// Reads back (and types) what SavePartitionFunction wrote.
 Function LoadPartitionFunction(const std::string& bytes);
 
-/// The number of threads a library call should use: `num_threads` if positive, else the
-/// executor pool's size (1 without a pool).
+/// The number of threads a library call should use: the executor pool's size (which is
+/// the build target's `num_threads` unless the program was loaded with another), else
+/// `num_threads` if positive, else 1.
 int ThreadsFor(int num_threads, const void* kernel_env);
 
 }  // namespace tessera::ext
