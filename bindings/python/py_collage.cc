@@ -107,10 +107,16 @@ Function MainOf(const IRModule& mod) {
 
 void BindCollage(py::module_& parent) {
   py::module_ m = parent.def_submodule("collage", "Collage candidate partitions");
+  // The tree without its final newline, so print(rule) shows no blank line.
+  auto tree = [](const PyRule& r) {
+    std::string text = r.rule->ToString();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  };
   py::class_<PyRule>(m, "PartitionRule", "An immutable partition rule (a tree of rules).")
       .def_property_readonly("name", [](const PyRule& r) { return r.rule->rule_name(); })
-      .def("__str__", [](const PyRule& r) { return r.rule->ToString(); })
-      .def("__repr__", [](const PyRule& r) { return r.rule->ToString(); });
+      .def("__str__", tree)
+      .def("__repr__", tree);
   py::class_<PyCombiner>(m, "CombinerRule", "An immutable combiner rule.")
       .def("__str__", [](const PyCombiner& r) { return r.rule->ToString(); })
       .def("__repr__", [](const PyCombiner& r) { return r.rule->ToString(); });
