@@ -12,6 +12,10 @@ Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py [--repeat 
 import argparse
 import json
 import os
+
+# OpenMP threads (oneDNN's, torch's) must not spin against Tessera's pool between
+# kernels; libgomp reads this once, when the first of them loads it (torch, below).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import pathlib
 import platform
 import statistics
@@ -103,8 +107,6 @@ def main():
     results = []
     tmp = tempfile.mkdtemp()
     have_dnnl = "dnnl" in tessera.pattern.list_pattern_tables()
-    # oneDNN's OpenMP threads must not spin against Tessera's pool between kernels.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     for name, (model, shape) in models.items():
         model.eval()
         torch.manual_seed(1)
