@@ -26,14 +26,24 @@ std::vector<TargetAttrSpec> CpuTargetAttrs() {
       TS_THROW(kValue) << "option -num_threads must be from 0 (all cores) to "
                        << runtime::ThreadPool::kMaxThreads << ", got " << v.AsInt();
   };
-  // -compiler and -libs name backends that must exist in this build.
+  // -compiler and -libs name library backends (with an external codegen) of this build.
   auto known_backends = [](const char* option) {
     return [option](const AttrValue& v) {
       const BackendRegistry& registry = BackendRegistry::Global();
-      for (const AttrValue& item : v.AsArray())
-        if (!registry.Find(item.AsString()))
+      std::vector<std::string> libraries;
+      for (const std::string& name : registry.Names())
+        if (registry.Find(name)->external_codegen) libraries.push_back(name);
+      for (const AttrValue& item : v.AsArray()) {
+        const Backend* backend = registry.Find(item.AsString());
+        if (!backend)
           TS_THROW(kValue) << "option -" << option << " names unknown backend '" << item.AsString()
-                           << "' (known: " << Join(registry.Names()) << ")";
+                           << "' (library backends: " << Join(libraries) << ")";
+        if (!backend->external_codegen)
+          TS_THROW(kValue) << "option -" << option << " names '" << item.AsString()
+                           << "', which compiles whole models, not partitions (library "
+                              "backends: "
+                           << Join(libraries) << ")";
+      }
     };
   };
   specs.push_back({"compiler", TargetAttrType::kStringList, AttrValue(std::vector<AttrValue>{}),
