@@ -3,6 +3,7 @@
 // padding and dilation; out_dtype widens the operands before the multiply.
 #include "../../op/nn_defs.h"
 #include "compute_rules.h"
+#include "lower_util.h"
 #include "schedule_conv2d.h"
 #include "tessera/support/error.h"
 
@@ -27,11 +28,6 @@ std::vector<int64_t> Padding4(const Attrs& attrs) {
 
 /// Multiply-adds below which the naive nest (no scratch copies) is kept.
 constexpr int64_t kMinTemplateMacs = 32768;
-
-PrimExpr InRange(const PrimExpr& v, int64_t n) {
-  return MakeBinary(BinaryOp::kAnd, MakeBinary(BinaryOp::kGE, v, IntImm(0)),
-                    MakeBinary(BinaryOp::kLT, v, IntImm(n)));
-}
 
 std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>& in,
                                const Attrs& attrs, const Type& out) {

@@ -8,7 +8,8 @@
 
 #include "../../op/nn_defs.h"
 #include "compute_rules.h"
-#include "schedule_conv2d.h"
+#include "lower_util.h"
+#include "padded_copy.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -53,12 +54,6 @@ double Lowest(DType dtype) {
   }
 }
 
-PrimExpr And(const PrimExpr& a, const PrimExpr& b) {
-  return MakeBinary(BinaryOp::kAnd, a, b);
-}
-PrimExpr InRange(const PrimExpr& v, int64_t n) {
-  return And(MakeBinary(BinaryOp::kGE, v, IntImm(0)), MakeBinary(BinaryOp::kLT, v, IntImm(n)));
-}
 PrimExpr Min(const PrimExpr& a, const PrimExpr& b) {
   return MakeBinary(BinaryOp::kMin, a, b);
 }
@@ -104,23 +99,11 @@ std::function<PrimExpr(const Indices&, int64_t, int64_t)> PaddedTaps(
   };
   TensorExpr pad;
   if (rank == 4 && x.dtype == padded.dtype) {
-    // NCHW: row copies without bounds checks (the conv template's padded copy).
-    Conv2DShape c;
-    c.n = x.shape[0];
-    c.ic = x.shape[1];
-    c.ih = in_h;
-    c.iw = in_w;
-    c.stride_w = s[1];
-    c.pad_top = p[0];
-    c.pad_left = p[1];
+    // NCHW: row copies without bounds checks.
+    PadCopyShape copy{x.shape[0], x.shape[1], in_h, in_w, p[0], p[1], s[1]};
     tir::Buffer buffer = ctx.AllocScratch(name, padded.shape, padded.dtype);
-    ctx.Emit(PaddedRowsCopy(
-        c, x, buffer, padded.shape[2], padded.shape[4],
-        [](const PrimExpr& n, const PrimExpr& ch, const PrimExpr& h, int64_t phase,
-           const PrimExpr& q) {
-          return Indices{n, ch, h, IntImm(phase), q};
-        },
-        fill));
+    ctx.Emit(
+        PaddedRowsCopy(copy, x, buffer, padded.shape[2], padded.shape[4], PhasedPadIndex(), fill));
     pad = FromBuffer(buffer);
   } else {
     pad = ctx.Materialize(padded, name);

@@ -61,6 +61,18 @@ void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoad
   }
 }
 
+PrimExpr And(const PrimExpr& a, const PrimExpr& b) {
+  return MakeBinary(BinaryOp::kAnd, a, b);
+}
+
+PrimExpr InRange(const PrimExpr& v, int64_t n) {
+  return And(MakeBinary(BinaryOp::kGE, v, IntImm(0)), MakeBinary(BinaryOp::kLT, v, IntImm(n)));
+}
+
+PrimExpr Clamp(const PrimExpr& v, int64_t n) {
+  return MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, v, IntImm(0)), IntImm(n - 1));
+}
+
 std::unordered_set<const BufferNode*> ReadBuffers(const Stmt& stmt) {
   std::unordered_set<const BufferNode*> read;
   auto expr = [&](const PrimExpr& e) {

@@ -169,8 +169,8 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
   return ExprChildren(e);
 }
 
-/// `prim` with every constant argument that is the weight of a conv2d / dense-like op
-/// bound into its body, and the arguments left. The op's template then packs those
+/// `prim` with every constant argument that is the weight of a conv2d bound into its
+/// body, and the arguments left. The op's template then packs those
 /// weights once at compile time instead of on every call (the kernel becomes specific to
 /// its weights, so it is no longer shared between layers of the same shape).
 std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
@@ -180,7 +180,9 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
     const auto* call = e.as<CallNode>();
     if (!call || !call->op() || call->args.size() < 2) return;
     const std::string& op = call->op()->name;
-    if (op == "nn.conv2d" || op == "nn.dense" || op == "nn.matmul")
+    // Only the conv2d template packs constant weights; binding others would just stop
+    // layers of one shape from sharing a kernel.
+    if (op == "nn.conv2d")
       if (const auto* v = call->args[1].as<VarNode>()) weights.insert(v);
   });
   std::unordered_map<const VarNode*, Expr> bind;

@@ -15,6 +15,12 @@ void ForEachLoad(const tir::PrimExpr& expr,
                  const std::function<void(const tir::BufferLoadNode*)>& fn);
 /// Every buffer `stmt` reads: loads anywhere in it and the read regions of its blocks.
 std::unordered_set<const tir::BufferNode*> ReadBuffers(const tir::Stmt& stmt);
+/// `a && b`.
+tir::PrimExpr And(const tir::PrimExpr& a, const tir::PrimExpr& b);
+/// `0 <= v && v < n`.
+tir::PrimExpr InRange(const tir::PrimExpr& v, int64_t n);
+/// `v` clamped to [0, n - 1] (a safe index where a select may evaluate a load anyway).
+tir::PrimExpr Clamp(const tir::PrimExpr& v, int64_t n);
 /// The number of nodes of `expr` as a tree, counting at most `limit + 1`.
 size_t ExprSize(const tir::PrimExpr& expr, size_t limit);
 /// The point access regions (index, extent 1) of every distinct load in `exprs`,

@@ -5,6 +5,8 @@
 // with contiguous vector loads and broadcast weights.
 #include "schedule_conv2d.h"
 
+#include "padded_copy.h"
+
 #include <algorithm>
 
 #include "lower_util.h"
@@ -42,18 +44,6 @@ int64_t RoundUp(int64_t v, int64_t m) {
   return (v + m - 1) / m * m;
 }
 
-PrimExpr And(const PrimExpr& a, const PrimExpr& b) {
-  return MakeBinary(BinaryOp::kAnd, a, b);
-}
-
-PrimExpr InRange(const PrimExpr& v, int64_t n) {
-  return And(MakeBinary(BinaryOp::kGE, v, IntImm(0)), MakeBinary(BinaryOp::kLT, v, IntImm(n)));
-}
-
-PrimExpr Clamp(const PrimExpr& v, int64_t n) {
-  return MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, v, IntImm(0)), IntImm(n - 1));
-}
-
 /// wpk[ocb, ic, kh, kw, o] = weight[ocb * block + o, ic, kh, kw] (0 past the channels) of
 /// a constant weight in layout `kernel_perm` (logical o, i, h, w -> tensor dimension).
 NDArray PackConstantWeights(const Conv2DShape& c, const NDArray& weight,
@@ -82,53 +72,6 @@ NDArray PackConstantWeights(const Conv2DShape& c, const NDArray& weight,
 }
 
 }  // namespace
-
-/// The padded, stride-de-interleaved copy as row copies: per input row in range and per
-/// phase (padded column x = q * stride + phase), zeros left, the row's columns of that
-/// phase (contiguous for stride 1, so a vector copy), zeros right; rows in the vertical
-/// padding are zeroed. Unlike the select-and-clamp form, no index needs a bounds check.
-Stmt PaddedRowsCopy(const Conv2DShape& c, const TensorExpr& data, const Buffer& pad, int64_t hp,
-                    int64_t wq, const PadIndex& at, const PrimExpr& fill_value) {
-  const int64_t channels = c.ic * c.groups;
-  const int64_t s = c.stride_w;
-  tir::Var n_var = tir::MakeVar("n"), ch = tir::MakeVar("ch"), h = tir::MakeVar("h");
-  // Batch 1 needs no batch loop: the channel loop alone is then the parallel loop, with
-  // no division of a fused index in every address.
-  PrimExpr n = c.n == 1 ? PrimExpr(IntImm(0)) : PrimExpr(n_var);
-  const PrimExpr& zero = fill_value;
-  auto fill = [&](int64_t phase, int64_t lo, int64_t hi) -> Stmt {
-    tir::Var q = tir::MakeVar("q");
-    return MakeFor(q, IntImm(lo), IntImm(hi - lo), ForKind::kVectorized,
-                   MakeStore(pad, zero, at(n, ch, h, phase, q)));
-  };
-  std::vector<Stmt> row, blank;
-  for (int64_t phase = 0; phase < s; ++phase) {
-    // Input column q * s + phase - pad_left is in [0, iw) for q in [lo, hi).
-    const int64_t first = c.pad_left - phase, last = c.iw - 1 + c.pad_left - phase;
-    const int64_t lo = std::min(wq, first > 0 ? (first + s - 1) / s : 0);
-    const int64_t hi = std::min(wq, std::max(lo, last >= 0 ? last / s + 1 : 0));
-    if (lo > 0) row.push_back(fill(phase, 0, lo));
-    if (hi > lo) {
-      tir::Var q = tir::MakeVar("q");
-      Indices di(4);
-      di[c.layout_n] = n;
-      di[c.layout_c] = ch;
-      di[c.layout_h] = Simplify(h + IntImm(-c.pad_top));
-      di[c.layout_w] = Simplify(q * s + IntImm(phase - c.pad_left));
-      PrimExpr v = data.at(di);
-      if (v->dtype != pad->dtype) v = MakeCast(pad->dtype, v);
-      row.push_back(MakeFor(q, IntImm(lo), IntImm(hi - lo), ForKind::kVectorized,
-                            MakeStore(pad, v, at(n, ch, h, phase, q))));
-    }
-    if (wq > hi) row.push_back(fill(phase, hi, wq));
-    blank.push_back(fill(phase, 0, wq));
-  }
-  PrimExpr hh = Simplify(h + IntImm(-c.pad_top));
-  Stmt body = MakeIfThenElse(InRange(hh, c.ih), MakeSeq(row), MakeSeq(blank));
-  body = MakeFor(h, IntImm(0), IntImm(hp), ForKind::kSerial, body);
-  body = MakeFor(ch, IntImm(0), IntImm(channels), ForKind::kSerial, body);
-  return c.n == 1 ? body : MakeFor(n_var, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
-}
 
 NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const TensorExpr& weight,
                            const std::vector<int>& kernel_perm) {
@@ -204,26 +147,18 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       return MakeSelect(And(InRange(h, c.ih), InRange(x, c.iw)), data.at(di),
                         FloatImm(0.0, DType::kFloat32));
     };
+    PadCopyShape copy{c.n,        c.ic * c.groups, c.ih,       c.iw,       c.pad_top, c.pad_left,
+                      c.stride_w, c.layout_n,      c.layout_c, c.layout_h, c.layout_w};
     Buffer pad;
     if (flat) {
       pad = ctx.AllocScratch("conv_pad", {c.n, c.ic * c.groups, rows * wq}, DType::kFloat32);
-      ctx.Emit(PaddedRowsCopy(
-          c, data, pad, rows, wq,
-          [wq](const PrimExpr& n, const PrimExpr& ch, const PrimExpr& h, int64_t,
-               const PrimExpr& q) {
-            return Indices{n, ch, Simplify(h * wq + q)};
-          },
-          FloatImm(0.0, DType::kFloat32)));
+      ctx.Emit(PaddedRowsCopy(copy, data, pad, rows, wq, FlatPadIndex(wq),
+                              FloatImm(0.0, DType::kFloat32)));
     } else {
       pad = ctx.AllocScratch("conv_pad", padded.shape, DType::kFloat32);
       if (c.layout_w == 3)
-        ctx.Emit(PaddedRowsCopy(
-            c, data, pad, rows, wq,
-            [](const PrimExpr& n, const PrimExpr& ch, const PrimExpr& h, int64_t phase,
-               const PrimExpr& q) {
-              return Indices{n, ch, h, IntImm(phase), q};
-            },
-            FloatImm(0.0, DType::kFloat32)));
+        ctx.Emit(PaddedRowsCopy(copy, data, pad, rows, wq, PhasedPadIndex(),
+                                FloatImm(0.0, DType::kFloat32)));
       else
         ctx.StoreInto(padded, pad, "conv_pad");
     }

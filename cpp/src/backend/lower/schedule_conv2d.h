@@ -1,8 +1,6 @@
 // Private: the blocked direct-convolution template of nn.conv2d (schedule_conv2d.cc).
 #pragma once
 
-#include <functional>
-
 #include "tessera/backend/lower/compute.h"
 
 namespace tessera::lower {
@@ -16,18 +14,6 @@ struct Conv2DShape {
   int layout_n = 0, layout_c = 1, layout_h = 2, layout_w = 3;
   DType dtype = DType::kFloat32;  ///< accumulator and output dtype
 };
-
-/// Where pad element (n, ch, h, phase, q) is stored (a flat layout folds h and q).
-using PadIndex =
-    std::function<Indices(const tir::PrimExpr& n, const tir::PrimExpr& ch, const tir::PrimExpr& h,
-                          int64_t phase, const tir::PrimExpr& q)>;
-
-/// The padded, stride-de-interleaved copy of NCHW-like `data` (positions from `c`):
-/// pad[at(n, ch, h, phase, q)] = data[n, ch, h - pad_top, q * stride_w + phase - pad_left],
-/// or `fill` outside the input, for `hp` rows and `wq` columns per phase, as row copies
-/// with no bounds checks.
-tir::Stmt PaddedRowsCopy(const Conv2DShape& c, const TensorExpr& data, const tir::Buffer& pad,
-                         int64_t hp, int64_t wq, const PadIndex& at, const tir::PrimExpr& fill);
 
 /// The blocked nest for a conv2d whose output is NCHW, or null when the shape does not
 /// qualify (dilation, non-float32). `kernel_perm` gives the positions of

@@ -109,22 +109,18 @@ static inline double ts_max_f64(double a, double b) { return a < b ? b : a; }
 /* Branchless select (a tensor-IR Select may evaluate both sides): a `c ? a : b` on
    floats can compile to a data-dependent branch, which mispredicts on real activations
    (a clip epilogue's scalar tail ran the whole kernel 1.6x slower). */
-static inline float ts_sel_f32(int c, float a, float b) {
-  uint32_t m = (uint32_t)0 - (uint32_t)(c != 0), x, y;
-  __builtin_memcpy(&x, &a, 4);
-  __builtin_memcpy(&y, &b, 4);
-  x = (x & m) | (y & ~m);
-  __builtin_memcpy(&a, &x, 4);
-  return a;
-}
-static inline double ts_sel_f64(int c, double a, double b) {
-  uint64_t m = (uint64_t)0 - (uint64_t)(c != 0), x, y;
-  __builtin_memcpy(&x, &a, 8);
-  __builtin_memcpy(&y, &b, 8);
-  x = (x & m) | (y & ~m);
-  __builtin_memcpy(&a, &x, 8);
-  return a;
-}
+#define TS_DEFINE_SEL(name, T, U)                                 \
+  static inline T name(int c, T a, T b) {                         \
+    U m = (U)0 - (U)(c != 0), x, y;                               \
+    __builtin_memcpy(&x, &a, sizeof x);                           \
+    __builtin_memcpy(&y, &b, sizeof y);                           \
+    x = (x & m) | (y & ~m);                                       \
+    __builtin_memcpy(&a, &x, sizeof a);                           \
+    return a;                                                     \
+  }
+TS_DEFINE_SEL(ts_sel_f32, float, uint32_t)
+TS_DEFINE_SEL(ts_sel_f64, double, uint64_t)
+#undef TS_DEFINE_SEL
 /* Float floordiv / floormod, computed in double as the interpreter does. */
 static inline double ts_floordiv_f64(double x, double y) { return __builtin_floor(x / y); }
 static inline double ts_floormod_f64(double x, double y) {
