@@ -13,9 +13,9 @@ import argparse
 import json
 import os
 
-# OpenMP threads (oneDNN's, torch's) must not spin against Tessera's pool between
-# kernels; libgomp reads this once, when the first of them loads it (torch, below).
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+# OMP_WAIT_POLICY is left to the caller: libgomp reads it once, when torch loads it, and
+# "passive" made torch's own two-thread runs slower (ResNet-18 frozen 12.5 vs 10.4-11.7 ms
+# in one session), so forcing it would handicap the peer.
 import pathlib
 import platform
 import statistics
@@ -87,9 +87,13 @@ def machine():
             cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
+    # The OpenBLAS core the blas backend reports (OPENBLAS_CORETYPE can force a slower one).
+    blas = {t["name"]: t for t in tessera.list_targets()}.get("blas", {}).get("description", "")
+    core = blas.split("OpenBLAS core ")[-1] if "OpenBLAS core " in blas else "n/a"
     return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(),
             "torch": torch.__version__, "torchvision": torchvision.__version__,
-            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)")}
+            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+            "openblas_core": core}
 
 
 def main():
@@ -161,7 +165,8 @@ def main():
     (out_dir / "models.json").write_text(json.dumps(info, indent=2) + "\n")
     lines = ["# Model benchmark (bench/bench_models.py)", "",
              f"Machine: {info['machine']['cpu']}, {info['machine']['cores']} cores; "
-             f"torch {torch.__version__}; OPENBLAS_CORETYPE={info['machine']['OPENBLAS_CORETYPE']}; "
+             f"torch {torch.__version__}; OPENBLAS_CORETYPE={info['machine']['OPENBLAS_CORETYPE']} "
+             f"(OpenBLAS core {info['machine']['openblas_core']}); "
              f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1.", "",
              "| model | threads | PyTorch eager | TorchScript frozen | Tessera native | "
              "Tessera + oneDNN | best Tessera vs eager | vs frozen | max rel err | match |",
