@@ -3,8 +3,8 @@ under a fixed seed, no downloads), a 2-layer TransformerEncoder (d=256, 4 heads,
 an MLP 784-512-512-10 and a small MNIST CNN are exported to ONNX, imported by Tessera,
 checked against PyTorch (rtol 1e-4), and timed in the same run on one and two threads
 (warm-up, then median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
-optimize_for_inference), Tessera native, and Tessera with oneDNN offload
-(`native -compiler=dnnl`, when built with it). Writes bench/results/models.{md,json}.
+optimize_for_inference), Tessera native, and Tessera with each library backend this
+build has (`native -compiler=dnnl`, `native -libs=blas`). Writes bench/results/models.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py [--repeat N]
        [--models resnet18,mlp,...] [--threads 1,2]
@@ -110,7 +110,10 @@ def main():
         models = {k: v for k, v in models.items() if k in args.models.split(",")}
     results = []
     tmp = tempfile.mkdtemp()
-    have_dnnl = "dnnl" in tessera.pattern.list_pattern_tables()
+    # The library configurations this build has: target option -> column.
+    tables = tessera.pattern.list_pattern_tables()
+    libraries = [(lib, opt) for lib, opt in (("dnnl", "-compiler=dnnl"), ("blas", "-libs=blas"))
+                 if lib in tables]
     for name, (model, shape) in models.items():
         model.eval()
         torch.manual_seed(1)
@@ -143,18 +146,19 @@ def main():
             row[f"t{n}"] = {"eager_ms": eager, "frozen_ms": fz,
                             "tessera_ms": (b["median_ms"], b["p90_ms"]),
                             "build_s": round(build_s, 2), "max_rel_err": err, "match": ok}
-            if have_dnnl:
-                dexe = tessera.build(mod, target=f"native -num_threads={n} -compiler=dnnl")
-                dout = dexe.run(input=x.numpy())
-                derr = float(np.max(np.abs(dout - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
-                db = dexe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
-                row[f"t{n}"]["dnnl_ms"] = (db["median_ms"], db["p90_ms"])
-                row[f"t{n}"]["dnnl_max_rel_err"] = derr
-                row[f"t{n}"]["match"] = ok and bool(
-                    np.allclose(dout, ref, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(ref)))))
+            for lib, option in libraries:
+                lexe = tessera.build(mod, target=f"native -num_threads={n} {option}")
+                lout = lexe.run(input=x.numpy())
+                lerr = float(np.max(np.abs(lout - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
+                lb = lexe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
+                row[f"t{n}"][lib + "_ms"] = (lb["median_ms"], lb["p90_ms"])
+                row[f"t{n}"][lib + "_max_rel_err"] = lerr
+                row[f"t{n}"]["match"] = row[f"t{n}"]["match"] and bool(
+                    np.allclose(lout, ref, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(ref)))))
             print(f"{name} threads={n}: eager {eager[0]:.3f} ms, frozen {fz[0]:.3f} ms, "
                   f"tessera {b['median_ms']:.3f} ms (p90 {b['p90_ms']:.3f}), "
-                  + (f"tessera+dnnl {row[f't{n}']['dnnl_ms'][0]:.3f} ms, " if have_dnnl else "")
+                  + "".join(f"tessera+{lib} {row[f't{n}'][lib + '_ms'][0]:.3f} ms, "
+                            for lib, _ in libraries)
                   + f"rel err {err:.1e} {'OK' if row[f't{n}']['match'] else 'MISMATCH'}",
                   flush=True)
         results.append(row)
@@ -169,17 +173,19 @@ def main():
              f"(OpenBLAS core {info['machine']['openblas_core']}); "
              f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1.", "",
              "| model | threads | PyTorch eager | TorchScript frozen | Tessera native | "
-             "Tessera + oneDNN | best Tessera vs eager | vs frozen | max rel err | match |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "Tessera + oneDNN | Tessera + BLAS | best Tessera vs eager | vs frozen | "
+             "max rel err | match |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         for n in threads:
             t = r[f"t{n}"]
-            dnnl = t.get("dnnl_ms")
-            best = min(t["tessera_ms"][0], dnnl[0] if dnnl else float("inf"))
+            libs = [t.get("dnnl_ms"), t.get("blas_ms")]
+            best = min([t["tessera_ms"][0]] + [lib[0] for lib in libs if lib])
             lines.append(f"| {r['model']} | {n} | {t['eager_ms'][0]:.3f} ({t['eager_ms'][1]:.3f}) | "
                          f"{t['frozen_ms'][0]:.3f} ({t['frozen_ms'][1]:.3f}) | "
                          f"{t['tessera_ms'][0]:.3f} ({t['tessera_ms'][1]:.3f}) | "
-                         + (f"{dnnl[0]:.3f} ({dnnl[1]:.3f}) | " if dnnl else "- | ")
+                         + "".join(f"{lib[0]:.3f} ({lib[1]:.3f}) | " if lib else "- | "
+                                   for lib in libs)
                          + f"{t['eager_ms'][0] / best:.2f}x | {t['frozen_ms'][0] / best:.2f}x | "
                          f"{t['max_rel_err']:.1e} | {'yes' if t['match'] else 'NO'} |")
     (out_dir / "models.md").write_text("\n".join(lines) + "\n")
