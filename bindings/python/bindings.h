@@ -81,6 +81,8 @@ void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
 void BindPattern(py::module_& m);
 void BindCollage(py::module_& m);
+/// Collage's search, estimators and reports, into the `collage` submodule.
+void BindCollageSearch(py::module_& m);
 void BindFrontend(py::module_& m);
 
 }  // namespace tessera::python

@@ -46,6 +46,15 @@ void BindBuild(py::module_& m) {
   py::class_<PyExecutable>(m, "Executable", "A compiled model and the executor that runs it.")
       .def_property_readonly("input_names",
                              [](const PyExecutable& e) { return e.exe->input_names(); })
+      .def_property_readonly("input_types",
+                             [](const PyExecutable& e) {
+                               // (shape, dtype) per parameter, in input_names order.
+                               py::list out(e.exe->input_names().size());
+                               for (const runtime::Slot& s : e.exe->slots())
+                                 if (s.kind == runtime::SlotKind::kInput)
+                                   out[s.index] = py::make_tuple(s.shape, DTypeName(s.dtype));
+                               return out;
+                             })
       .def_property_readonly("num_outputs",
                              [](const PyExecutable& e) { return e.exe->output_slots().size(); })
       .def_property_readonly(
@@ -134,7 +143,9 @@ void BindBuild(py::module_& m) {
              }
              return py::make_tuple(rows, r.total_ms, r.table);
            })
-      .def("save", [](const PyExecutable& e, const std::string& path) { e.exe->Save(path); });
+      .def("save", [](const PyExecutable& e, const std::string& path) { e.exe->Save(path); })
+      .def_property_readonly("collage_report",
+                             [](const PyExecutable& e) { return e.exe->collage_report(); });
 
   m.def(
       "build",

@@ -151,7 +151,9 @@ void BindPassContext(py::module_& m) {
                return PassContext::Create(opt_level, std::move(required), std::move(disabled),
                                           attrs, std::move(insts));
              } catch (const Error& e) {
-               if (e.kind() == ErrorKind::kNotFound) RaiseConfigError(e);
+               // Unknown keys and values a key's check rejects are config errors.
+               if (e.kind() == ErrorKind::kNotFound || e.kind() == ErrorKind::kValue)
+                 RaiseConfigError(e);
                throw;
              }
            }),

@@ -103,6 +103,27 @@ class Executable:
         """Writes the executable (graph, constants and compiled kernels) to one file."""
         self._core.save(_path(path))
 
+    def collage_report(self, measure=False, **inputs):
+        """The choices of the Collage search that built this program
+        (:class:`tessera.collage.CollageReport`), or None when it was built without
+        Collage. ``measure=True`` also times the program end to end (on random inputs
+        unless ``inputs`` are given) so the report shows the additive error."""
+        text = self._core.collage_report
+        if not text:
+            return None
+        from .collage import CollageReport
+        measured = None
+        if measure:
+            if not inputs:
+                import numpy as np
+                rng = np.random.default_rng(1)
+                inputs = {}
+                for name, (shape, dtype) in zip(self.input_names, self._core.input_types):
+                    inputs[name] = (rng.uniform(-1, 1, shape).astype(dtype)
+                                    if dtype.startswith("float") else np.zeros(shape, dtype))
+            measured = self.benchmark(repeat=20, **inputs)["median_ms"]
+        return CollageReport(text, measured)
+
 
 def build(mod, target="native"):
     """Compiles ``mod`` (an IRModule or a Function) under the current PassContext for

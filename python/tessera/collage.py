@@ -75,3 +75,69 @@ def PartitionForTesting(max_exits, allow_taps, compiler, indexes, labels=None): 
     (``Compiler=compiler``), with nodes labelled L grouped into ``Composite=L`` functions."""
     return _wrap_pass(
         _c.partition_for_testing(max_exits, allow_taps, compiler, list(indexes), list(labels or [])))
+
+
+# ---- The search: CollagePartition, cost estimators and reports -------------------------
+
+CostEstimator = _c.CostEstimator
+MockCostEstimator = _c.MockCostEstimator
+MeasuringCostEstimator = _c.MeasuringCostEstimator
+register_estimator = _c.register_estimator
+list_estimators = _c.list_estimators
+
+
+def CustomCostEstimator(fn):  # noqa: N802
+    """An estimator calling ``fn(mod, target) -> seconds`` (``target`` is its text)."""
+    return _c.CustomCostEstimator(fn)
+
+
+def CollagePartition(targets, cost_estimator=None, progress=None):  # noqa: N802
+    """The Collage pass over ``targets`` (a target string or a list, as ``tessera.build``
+    takes them). It picks the backend of every kernel by estimated cost: the default
+    estimator (``collage.estimator``, "measure") builds and times each candidate;
+    ``progress(done, total)`` is called as candidates are estimated. The result's
+    ``mod.attrs["collage.report"]`` holds the choices (see :class:`CollageReport`)."""
+    if isinstance(targets, str):
+        targets = [targets]
+    return _wrap_pass(_c.collage_partition(list(targets), cost_estimator, progress))
+
+
+class CollageReport:
+    """What Collage chose: per kernel its ops, backend, estimated cost and the cheapest
+    rejected alternative; the estimated total; the guard's end-to-end timings. ``str()``
+    is a text table; :meth:`save_html` writes a page with the graph coloured by backend."""
+
+    def __init__(self, text, measured_ms=None):
+        import json
+        self.json = text
+        self.data = json.loads(text)
+        self.measured_ms = measured_ms
+
+    @property
+    def kernels(self):
+        """Every chosen kernel (dicts), over all partitioned functions."""
+        return [k for f in self.data["functions"] for k in f["kernels"]]
+
+    @property
+    def estimated_total_us(self):
+        return self.data["estimated_total_us"]
+
+    @property
+    def additive_error_us(self):
+        """Measured end-to-end latency minus the estimated total (None unless measured)."""
+        if self.measured_ms is None:
+            return None
+        return self.measured_ms * 1e3 - self.estimated_total_us
+
+    def to_html(self):
+        return _c.report_html(self.json, -1.0 if self.measured_ms is None else self.measured_ms)
+
+    def save_html(self, path):
+        """Writes the report as one self-contained HTML page (SVG from Graphviz ``dot``)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_html())
+
+    def __str__(self):
+        return _c.report_text(self.json, -1.0 if self.measured_ms is None else self.measured_ms)
+
+    __repr__ = __str__

@@ -40,12 +40,24 @@ IRModule OffloadToLibraries(const IRModule& mod, const Target& host) {
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
                                            const std::vector<Target>& targets) {
   if (targets.empty()) TS_THROW(kValue) << "build needs at least one target (e.g. \"native\")";
+  if (PassContext::Current().GetConfigBool("collage.enable")) return BuildWithCollage(mod, targets);
   const Target& host = targets.front();
   const Backend& backend = BackendRegistry::Global().Get(host.kind());
   if (!backend.codegen)
     TS_THROW(kValue) << "target '" << host.ToString() << "' cannot run a whole model: backend '"
                      << backend.name << "' compiles only the partitions offloaded to it";
-  IRModule lowered = LowerForBuild(OffloadToLibraries(mod, host));
+  return BuildLowered(LowerForBuild(OffloadToLibraries(mod, host)), targets);
+}
+
+std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
+                                                  const std::vector<Target>& targets,
+                                                  runtime::Module kernels) {
+  if (targets.empty()) TS_THROW(kValue) << "build needs at least one target (e.g. \"native\")";
+  const Target& host = targets.front();
+  const Backend& backend = BackendRegistry::Global().Get(host.kind());
+  if (!backend.codegen)
+    TS_THROW(kValue) << "target '" << host.ToString() << "' cannot run a whole model: backend '"
+                     << backend.name << "' compiles only the partitions offloaded to it";
   std::vector<std::string> symbols;
   std::vector<std::pair<std::string, const tir::PrimFuncNode*>> stubs;
   for (const auto& [name, func] : lowered.functions()) {
@@ -58,7 +70,9 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
   }
   LogDebug("build: " + std::to_string(symbols.size()) + " kernel(s) for target '" +
            host.ToString() + "', " + std::to_string(stubs.size()) + " offloaded");
-  runtime::Module kernels = backend.codegen(lowered, symbols, host);
+  if (kernels && !stubs.empty())
+    TS_THROW(kInternal) << "BuildLowered: given kernels cannot also take offloaded partitions";
+  if (!kernels) kernels = backend.codegen(lowered, symbols, host);
   for (const auto& [name, stub] : stubs) {
     std::string fn_name = stub->attrs.Find(kExternFunctionAttr)->AsString();
     const AttrValue* compiler = stub->attrs.Find(attr::kCompiler);
@@ -95,6 +109,14 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
   if (host.HasAttr("num_threads"))
     exe->SetDefaultNumThreads(static_cast<int>(host.GetInt("num_threads")));
   return exe;
+}
+
+Target HostTarget(const std::vector<Target>& targets) {
+  for (const Target& t : targets) {
+    const Backend* backend = BackendRegistry::Global().Find(t.kind());
+    if (backend && backend->codegen) return t.Without("compiler").Without("libs");
+  }
+  return Target("native");
 }
 
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::string& target) {

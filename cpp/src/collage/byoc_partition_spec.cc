@@ -84,13 +84,23 @@ PartitionSpecPtr MakeByocPartitionSpec(const Target& target, const std::string& 
 
 std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
                                                    size_t max_depth, bool include_host) {
+  SpecOptions options;
+  options.native_max_depth = options.byoc_max_depth = max_depth;
+  options.include_host = include_host;
+  return GatherPartitionSpecs(targets, options);
+}
+
+std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
+                                                   const SpecOptions& options) {
   std::vector<PartitionSpecPtr> specs;
   std::set<std::string> native_targets, libraries;
   std::map<std::string, int> per_kind;
   auto add_library = [&](const std::string& library, const Target& host) {
     if (!libraries.insert(library).second) return;
-    PartitionRulePtr rule =
-        MakeByocPartitionRule(library, max_depth, ByocFusionStyle::kArbitraryFusion);
+    auto style = options.fusion_styles.find(library);
+    PartitionRulePtr rule = MakeByocPartitionRule(
+        library, options.byoc_max_depth,
+        style == options.fusion_styles.end() ? ByocFusionStyle::kArbitraryFusion : style->second);
     Target target(library);
     if (host.HasAttr("num_threads") && target.HasAttr("num_threads") &&
         host.attrs().count("num_threads"))
@@ -107,14 +117,14 @@ std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& ta
     if (native_targets.insert(base.ToString()).second) {
       int n = ++per_kind[base.kind()];
       std::string name = n == 1 ? base.kind() : base.kind() + "_" + std::to_string(n);
-      specs.push_back(MakePartitionSpec(name, base, MakeFuseOpsLikeRule(max_depth)));
+      specs.push_back(MakePartitionSpec(name, base, MakeFuseOpsLikeRule(options.native_max_depth)));
     }
     for (const char* option : kOffloadOptions)
       if (target.HasAttr(option))
         for (const std::string& library : target.GetStringList(option))
           add_library(library, target);
   }
-  if (include_host)
+  if (options.include_host)
     specs.push_back(
         MakePartitionSpec("host", Target("interp"), std::make_shared<HostPartitionRule>("host")));
   return specs;

@@ -2,7 +2,9 @@
 #include <sstream>
 
 #include "../transform/builtin_passes.h"
+#include "tessera/collage/collage_partition.h"
 #include "tessera/collage/partition_for_testing.h"
+#include "tessera/target/target.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -42,6 +44,22 @@ std::vector<size_t> ParseIndexes(const std::string& text) {
 }  // namespace
 
 void AppendCollagePasses(std::vector<PassRegistration>& passes) {
+  passes.push_back(
+      {"CollagePartition",
+       "Collage: choose the backend of every kernel among the targets' by estimated cost",
+       {{"targets", AttrValue::Kind::kString, AttrValue("native"),
+         "targets separated by ';', e.g. \"native -compiler=dnnl;blas\""}},
+       [](const Attrs& o) {
+         std::vector<Target> targets;
+         std::istringstream in(o.GetString("targets"));
+         std::string text;
+         while (std::getline(in, text, ';'))
+           if (text.find_first_not_of(' ') != std::string::npos)
+             targets.push_back(Target::Parse(text));
+         if (targets.empty())
+           TS_THROW(kValue) << "CollagePartition: option targets names no target";
+         return collage::CollagePartition(std::move(targets));
+       }});
   passes.push_back(
       {"PartitionForTesting",
        "Collage: turn the given post-DFS indices of @main into one partition function",

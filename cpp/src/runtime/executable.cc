@@ -15,6 +15,7 @@ namespace {
 
 /// @main's attribute holding the build target's thread count (so it is saved).
 constexpr const char* kNumThreadsAttr = "executor.num_threads";
+constexpr const char* kCollageReportAttr = "collage.report";
 
 /// The value of one expression: a tensor slot or a tuple of layouts.
 struct Layout {
@@ -203,6 +204,15 @@ int Executable::default_num_threads() const {
 void Executable::SetDefaultNumThreads(int num_threads) {
   if (num_threads < 0) TS_THROW(kValue) << "executable: num_threads must be >= 0";
   main_ = WithAttr(main_, kNumThreadsAttr, AttrValue(int64_t{num_threads}));
+}
+
+std::string Executable::collage_report() const {
+  const AttrValue* v = main_->attrs.Find(kCollageReportAttr);
+  return v && v->is_string() ? v->AsString() : "";
+}
+
+void Executable::SetCollageReport(const std::string& json) {
+  main_ = WithAttr(main_, kCollageReportAttr, AttrValue(json));
 }
 
 std::shared_ptr<Executable> Executable::Create(const IRModule& lowered, Module kernels) {

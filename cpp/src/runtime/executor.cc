@@ -1,5 +1,6 @@
 // Running an Executable: input checks, the preplanned arena and the kernel calls.
 #include <chrono>
+#include <random>
 
 #include "tessera/runtime/executable.h"
 #include "tessera/support/error.h"
@@ -20,6 +21,24 @@ std::string TypeText(const std::vector<int64_t>& shape, DType dtype) {
 }
 
 }  // namespace
+
+std::map<std::string, NDArray> RandomInputs(const Executable& exe, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::map<std::string, NDArray> inputs;
+  for (const Slot& s : exe.slots()) {
+    if (s.kind != SlotKind::kInput) continue;
+    NDArray a = NDArray::Zeros(s.shape, s.dtype);
+    if (s.dtype == DType::kFloat32) {
+      float* p = a.data_as<float>();
+      for (int64_t i = 0, n = a.NumElements(); i < n; ++i) p[i] = uniform(rng);
+    } else if (IsFloat(s.dtype)) {
+      for (int64_t i = 0, n = a.NumElements(); i < n; ++i) a.SetFloat(i, uniform(rng));
+    }
+    inputs[exe.input_names()[s.index]] = a;
+  }
+  return inputs;
+}
 
 ExecutorOptions ExecutorOptions::FromTarget(const Target& target) {
   ExecutorOptions options;
@@ -50,7 +69,8 @@ Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions option
 }
 
 std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inputs,
-                                       std::vector<double>* kernel_ms) {
+                                       std::vector<double>* kernel_ms,
+                                       std::vector<NDArray>* reuse_outputs) {
   std::lock_guard<std::mutex> lock(run_mutex_);
   const Executable& exe = *exe_;
   const std::vector<std::string>& names = exe.input_names_;
@@ -72,9 +92,13 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
                       << ", got " << TypeText(a->shape(), a->dtype());
     if (!a->defined() && s.bytes > 0) TS_THROW(kValue) << "input '" << name << "' has no data";
   }
-  std::vector<NDArray> out_buffers(exe.num_output_buffers_);
-  for (const Slot& s : exe.slots_)
-    if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
+  std::vector<NDArray> fresh;
+  std::vector<NDArray>& out_buffers = reuse_outputs ? *reuse_outputs : fresh;
+  if (out_buffers.size() != static_cast<size_t>(exe.num_output_buffers_)) {
+    out_buffers.assign(exe.num_output_buffers_, NDArray());
+    for (const Slot& s : exe.slots_)
+      if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
+  }
 
   for (size_t i = 0; i < exe.instructions_.size(); ++i) {
     const Instruction& ins = exe.instructions_[i];

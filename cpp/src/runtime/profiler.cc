@@ -37,7 +37,9 @@ std::string FormatTable(const ProfileReport& report, int repeat) {
 ProfileReport Executor::Profile(const std::map<std::string, NDArray>& inputs, int repeat) {
   if (repeat < 1) TS_THROW(kValue) << "profile: repeat must be >= 1, got " << repeat;
   std::vector<double> ms(exe_->instructions_.size(), 0.0);
-  for (int r = 0; r < repeat; ++r) RunImpl(inputs, &ms);
+  std::vector<NDArray> outputs;  // first-touch page faults of fresh outputs are not a kernel's
+  RunImpl(inputs, nullptr, &outputs);
+  for (int r = 0; r < repeat; ++r) RunImpl(inputs, &ms, &outputs);
   std::map<std::string, ProfileRow> by_symbol;
   ProfileReport report;
   for (size_t i = 0; i < ms.size(); ++i) {
@@ -63,22 +65,25 @@ ProfileReport Executor::Profile(const std::map<std::string, NDArray>& inputs, in
 }
 
 BenchmarkResult Executor::Benchmark(const std::map<std::string, NDArray>& inputs, int warmup,
-                                    int repeat) {
-  if (repeat < 1 || warmup < 0)
-    TS_THROW(kValue) << "benchmark: needs warmup >= 0 and repeat >= 1, got " << warmup << " and "
-                     << repeat;
-  for (int i = 0; i < warmup; ++i) RunImpl(inputs, nullptr);
+                                    int repeat, int number) {
+  if (repeat < 1 || warmup < 0 || number < 1)
+    TS_THROW(kValue) << "benchmark: needs warmup >= 0, repeat >= 1 and number >= 1, got "
+                     << warmup << ", " << repeat << " and " << number;
+  std::vector<NDArray> outputs;  // allocated by the first run, reused by the others
+  for (int i = 0; i < warmup; ++i) RunImpl(inputs, nullptr, &outputs);
   std::vector<double> times;
   for (int i = 0; i < repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    RunImpl(inputs, nullptr);
+    for (int k = 0; k < number; ++k) RunImpl(inputs, nullptr, &outputs);
     times.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
+            .count() /
+        number);
   }
   std::sort(times.begin(), times.end());
   BenchmarkResult r;
   r.repeat = repeat;
+  r.number = number;
   size_t n = times.size();
   r.median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
   r.p90_ms = times[static_cast<size_t>(std::ceil(0.9 * n)) - 1];
@@ -86,6 +91,7 @@ BenchmarkResult Executor::Benchmark(const std::map<std::string, NDArray>& inputs
   double sum = 0;
   for (double t : times) sum += t;
   r.mean_ms = sum / n;
+  r.samples_ms = std::move(times);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "tessera/ir/module.h"
+#include "tessera/target/target.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/pass_instrument.h"
 
@@ -21,6 +22,8 @@ int RunRun(const std::vector<std::string>& args);
 int RunCompile(const std::vector<std::string>& args);
 /// `tessera collage candidates`: lists the candidate partitions of each target's spec.
 int RunCollage(const std::vector<std::string>& args);
+/// `tessera collage explain`: builds with Collage and explains the choice.
+int RunCollageExplain(const std::vector<std::string>& args);
 /// `tessera bench`: latency (median/p90) and per-kernel profile of a model on a target.
 int RunBench(const std::vector<std::string>& args);
 
@@ -66,7 +69,14 @@ class ArgList {
 
 /// The PassContext CONTEXT_OPTIONS describe, with `instruments`; unknown pass names,
 /// bad levels and bad config values are value errors.
+/// `collage` true sets collage.enable, and a Collage search shows its progress on stderr.
 PassContext ContextFromArgs(const ArgList& args,
-                            std::vector<std::shared_ptr<PassInstrument>> instruments = {});
+                            std::vector<std::shared_ptr<PassInstrument>> instruments = {},
+                            bool collage = false);
+
+/// The targets of the repeatable `--target` option (default: native).
+std::vector<Target> TargetsFromArgs(const ArgList& args);
+/// "native, dnnl".
+std::string TargetsText(const std::vector<Target>& targets);
 
 }  // namespace tessera::cli

@@ -4,6 +4,10 @@
 #include <cstdlib>
 
 #include "cli.h"
+
+#include <chrono>
+
+#include "tessera/collage/cost_estimator.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass_registry.h"
 
@@ -44,8 +48,18 @@ static void CheckPassNames(const std::vector<std::string>& names, const char* op
 }
 
 PassContext ContextFromArgs(const ArgList& args,
-                            std::vector<std::shared_ptr<PassInstrument>> instruments) {
+                            std::vector<std::shared_ptr<PassInstrument>> instruments,
+                            bool collage) {
   Attrs config;
+  if (collage) {
+    config.Set("collage.enable", AttrValue(true));
+    auto start = std::chrono::steady_clock::now();
+    collage::SetDefaultProgress([start](size_t done, size_t total) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      Progress("collage: estimated " + std::to_string(done) + "/" + std::to_string(total) +
+               " candidate kernels, " + std::to_string(static_cast<int>(s)) + " s");
+    });
+  }
   for (const std::string& spec : args.GetAll("--config")) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -63,6 +77,19 @@ PassContext ContextFromArgs(const ArgList& args,
   CheckPassNames(disabled, "--disable-pass");
   return PassContext::Create(static_cast<int>(opt_level), required, disabled, config,
                              std::move(instruments));
+}
+
+std::vector<Target> TargetsFromArgs(const ArgList& args) {
+  std::vector<Target> targets;
+  for (const std::string& t : args.GetAll("--target")) targets.push_back(Target::Parse(t));
+  if (targets.empty()) targets.push_back(Target("native"));
+  return targets;
+}
+
+std::string TargetsText(const std::vector<Target>& targets) {
+  std::string out;
+  for (const Target& t : targets) out += (out.empty() ? "" : ", ") + t.ToString();
+  return out;
 }
 
 }  // namespace tessera::cli

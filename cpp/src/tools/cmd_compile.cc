@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "tessera/backend/build.h"
+#include "tessera/collage/report.h"
 #include "tessera/support/error.h"
 
 namespace tessera::cli {
@@ -14,11 +15,15 @@ static const char* kCompileHelp =
     "executable (graph, constants and compiled kernels) to OUT; `tessera run OUT` runs it\n"
     "without a compiler, with the target's -num_threads unless --threads says otherwise.\n"
     "  -o OUT                where to write the executable\n"
-    "  --target TARGET       e.g. native (default), \"native -num_threads=1\", interp\n"
+    "  --target TARGET       e.g. native (default), \"native -num_threads=1\", interp; repeat it\n"
+    "                        to offer Collage several backends (--target native --target dnnl)\n"
+    "  --collage             choose every kernel's backend by measured latency (Collage; the\n"
+    "                        same as --config collage.enable=true); progress on stderr\n"
     "%s%s";
 
 int RunCompile(const std::vector<std::string>& raw_args) {
-  ArgList args(raw_args, {"--help", "-h"}, {"-o", "--target", "--shape", CONTEXT_OPTIONS},
+  ArgList args(raw_args, {"--help", "-h", "--collage"},
+               {"-o", "--target", "--shape", CONTEXT_OPTIONS},
                "compile");
   if (args.Has("--help") || args.Has("-h")) {
     std::printf(kCompileHelp, kShapeHelp, kContextHelp);
@@ -30,15 +35,18 @@ int RunCompile(const std::vector<std::string>& raw_args) {
     return 2;
   }
   IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
-  PassContext ctx = ContextFromArgs(args);
+  PassContext ctx = ContextFromArgs(args, {}, args.Has("--collage"));
   PassContext::Scope scope(ctx);
-  Progress("compiling for " + args.Get("--target", "native") + " ...");
-  auto exe = Build(mod, args.Get("--target", "native"));
+  std::vector<Target> targets = TargetsFromArgs(args);
+  Progress("compiling for " + TargetsText(targets) + " ...");
+  auto exe = Build(mod, targets);
   Progress("writing " + args.Get("-o") + " ...");
   exe->Save(args.Get("-o"));
   Progress("");
   std::fprintf(stderr, "tessera compile: %zu kernel call(s), %zu byte(s) of intermediates -> %s\n",
                exe->instructions().size(), exe->memory_plan().arena_bytes, args.Get("-o").c_str());
+  if (!exe->collage_report().empty())
+    std::fprintf(stderr, "%s", collage::ReportToText(exe->collage_report()).c_str());
   return 0;
 }
 

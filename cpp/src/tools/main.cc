@@ -18,6 +18,7 @@ const char* kUsage =
     "  run FILE    run @main on .npy inputs (interpreter, --target, or a compiled file)\n"
     "  compile FILE -o OUT   build for a target and save the executable\n"
     "  collage candidates FILE --target T   list Collage's candidate partitions\n"
+    "  collage explain FILE --target T...   build with Collage and explain every choice\n"
     "  bench FILE  latency (median/p90) and per-kernel profile on a target\n"
     "\n"
     "FILE is an ONNX model (.onnx), text IR or JSON IR; '-' reads standard input.\n"

@@ -22,13 +22,67 @@ struct ConfigRegistry {
 ConfigRegistry& Configs() {
   static ConfigRegistry* registry = [] {
     auto* r = new ConfigRegistry();
-    auto add = [&](const char* key, AttrValue::Kind kind, AttrValue def, const char* desc) {
-      r->options[key] = ConfigOption{key, kind, std::move(def), desc};
+    auto add = [&](const char* key, AttrValue::Kind kind, AttrValue def, const char* desc,
+                   std::function<void(const AttrValue&)> validate = nullptr) {
+      r->options[key] = ConfigOption{key, kind, std::move(def), desc, std::move(validate)};
     };
     // Built-in keys, registered here (not by static constructors) so the list is complete
     // as soon as anyone asks.
     add("collage.enable", AttrValue::Kind::kBool, false,
-        "partition the model across backends by measured latency (Collage)");
+        "build: partition the model across the targets' backends by measured latency "
+        "(Collage) instead of FuseOps and the libraries' classic partitioning");
+    auto at_least = [](int64_t low) {
+      return [low](const AttrValue& v) {
+        if (v.AsInt() < low) TS_THROW(kValue) << "must be >= " << low << ", got " << v.AsInt();
+      };
+    };
+    add("collage.native_max_depth", AttrValue::Kind::kInt, int64_t{8},
+        "Collage: most ops on a path through one native kernel (0: no limit)", at_least(0));
+    add("collage.tvm_max_depth", AttrValue::Kind::kInt, int64_t{8},
+        "Collage: TVM's name for collage.native_max_depth (used when that is not set)",
+        at_least(0));
+    add("collage.byoc_max_depth", AttrValue::Kind::kInt, int64_t{8},
+        "Collage: most ops on a path through one library kernel (0: no limit)", at_least(0));
+    add("collage.byoc_fusion_style", AttrValue::Kind::kArray, std::vector<AttrValue>{},
+        "Collage: per library, how far its candidates grow: \"<library>.NoFusion\", "
+        "\"<library>.TVMFusion\" or \"<library>.ArbitraryFusion\" (the default)",
+        [](const AttrValue& v) {
+          for (const AttrValue& item : v.AsArray()) {
+            std::string s = item.is_string() ? item.AsString() : "";
+            size_t dot = s.rfind('.');
+            std::string style = dot == std::string::npos ? "" : s.substr(dot + 1);
+            if (dot == 0 || (style != "NoFusion" && style != "TVMFusion" &&
+                             style != "ArbitraryFusion"))
+              TS_THROW(kValue) << "entry " << item.ToString()
+                               << " is not \"<library>.NoFusion|TVMFusion|ArbitraryFusion\"";
+          }
+        });
+    add("collage.prune", AttrValue::Kind::kBool, false,
+        "Collage: keep only maximal candidates before estimating (TVM's heuristic)");
+    add("collage.launch_penalty_us", AttrValue::Kind::kFloat, -1.0,
+        "Collage: microseconds added per kernel launch (negative: measured per target)");
+    add("collage.search", AttrValue::Kind::kString, "dp",
+        "Collage: the search (\"dp\": Dijkstra over covered node sets)",
+        [](const AttrValue& v) {
+          if (v.AsString() != "dp")
+            TS_THROW(kValue) << "unknown search '" << v.AsString() << "' (known: dp)";
+        });
+    add("collage.estimator", AttrValue::Kind::kString, "measure",
+        "Collage: the cost estimator: \"measure\" (build and time each candidate) or a "
+        "name registered with collage.register_estimator");
+    add("collage.measure_repeat", AttrValue::Kind::kInt, int64_t{5},
+        "Collage: timed samples per candidate", at_least(1));
+    add("collage.measure_number", AttrValue::Kind::kInt, int64_t{0},
+        "Collage: runs per sample (0: enough for about 1 ms)", at_least(0));
+    add("collage.measure_percentile", AttrValue::Kind::kFloat, 50.0,
+        "Collage: the percentile of the samples taken as the cost (50: median)",
+        [](const AttrValue& v) {
+          if (!(v.AsFloat() >= 0 && v.AsFloat() <= 100))
+            TS_THROW(kValue) << "must be in [0, 100], got " << v.AsFloat();
+        });
+    add("collage.guard", AttrValue::Kind::kBool, true,
+        "Collage: time the chosen partition end to end against native-only and each "
+        "library's classic partitioning, and keep the fastest");
     add("testing.immutable_module", AttrValue::Kind::kBool, false,
         "fail a pass that changes its input module in place (structural hash check)");
     return r;
@@ -89,7 +143,7 @@ void RegisterConfigOption(const std::string& key, AttrValue::Kind kind, AttrValu
         << "config option '" << key << "' registered twice with different definitions";
     return;
   }
-  reg.options[key] = ConfigOption{key, kind, std::move(default_value), description};
+  reg.options[key] = ConfigOption{key, kind, std::move(default_value), description, nullptr};
 }
 
 std::vector<ConfigOption> ListConfigs() {
@@ -132,6 +186,13 @@ PassContext PassContext::Create(int opt_level, std::vector<std::string> required
     if (v.kind() != option.kind)
       TS_THROW(kType) << "config option '" << key << "' expects " << KindWithArticle(option.kind)
                       << " value, got " << AttrKindName(v.kind()) << " " << v.ToString();
+    if (option.validate) {
+      try {
+        option.validate(v);
+      } catch (const Error& e) {
+        TS_THROW(kValue) << "config option '" << key << "': " << e.what();
+      }
+    }
     node->config.Set(key, v);
   }
   for (const auto& inst : instruments)

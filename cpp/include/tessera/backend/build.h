@@ -28,8 +28,31 @@ IRModule LowerForBuild(const IRModule& mod);
 IRModule OffloadToLibraries(const IRModule& mod, const Target& host);
 
 /// Compiles `mod` for `targets` (the first one runs the kernels; at least one) under the
-/// current PassContext and returns the executable. Errors name the stage that failed.
+/// current PassContext and returns the executable. With the config key `collage.enable`
+/// set, Collage picks the backend of every kernel among the backends the targets offer
+/// (BuildWithCollage). Errors name the stage that failed.
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::vector<Target>& targets);
+
+/// Compiles a module already lowered to call_tir (LowerForBuild's output): the PrimFuncs
+/// with the first target's backend, each extern stub with the library backend its
+/// `Compiler` names (options from a target of that kind in `targets`, else the first
+/// target's thread count). When `kernels` is given it must export every PrimFunc's symbol
+/// and is used instead of code generation (Collage compiles many candidates at once).
+std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
+                                                  const std::vector<Target>& targets,
+                                                  runtime::Module kernels = nullptr);
+
+/// The Collage build: build's simplifications, then the registered pass
+/// `CollagePartition` over `targets` in place of FuseOps and the libraries' partitioning,
+/// then lowering and code generation. With `collage.guard` (default on) the result is
+/// timed end to end against native-only and each library's classic partitioning, and the
+/// fastest is kept; the executable's collage report says which won and by how much.
+std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
+                                                      const std::vector<Target>& targets);
+
+/// The target that runs the kernels of `targets`: the first one that compiles whole
+/// models (with its -compiler/-libs options removed), else `native`.
+Target HostTarget(const std::vector<Target>& targets);
 
 /// Build() for targets given as text ("native", "native -num_threads=1", "interp").
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::string& target);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,18 @@ PartitionSpecPtr MakeByocPartitionSpec(const Target& target, const std::string& 
 /// then a "host" spec (HostPartitionRule) when `include_host`.
 std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
                                                    size_t max_depth, bool include_host);
+
+/// What GatherPartitionSpecs builds: depths per kind of spec and fusion style per library.
+struct SpecOptions {
+  size_t native_max_depth = 8;  ///< the FuseOps-like rule's depth (0: no limit)
+  size_t byoc_max_depth = 8;    ///< library rules' depth (0: no limit)
+  /// Fusion style per library; libraries not listed use kArbitraryFusion.
+  std::map<std::string, ByocFusionStyle> fusion_styles;
+  bool include_host = true;  ///< append the "host" spec
+};
+/// GatherPartitionSpecs with separate depths and per-library fusion styles.
+std::vector<PartitionSpecPtr> GatherPartitionSpecs(const std::vector<Target>& targets,
+                                                   const SpecOptions& options);
 
 /// The rule of MakeNativePartitionSpec, for building other specs from it.
 PartitionRulePtr MakeFuseOpsLikeRule(size_t max_depth);

@@ -82,6 +82,11 @@ class Executable {
   int default_num_threads() const;
   /// Sets default_num_threads (stored as @main's attribute `executor.num_threads`).
   void SetDefaultNumThreads(int num_threads);
+  /// The report (JSON) of the Collage search that chose the kernels, or "" when the
+  /// program was built without Collage. Saved and loaded with the program.
+  std::string collage_report() const;
+  /// Sets collage_report (stored as @main's attribute `collage.report`).
+  void SetCollageReport(const std::string& json);
 
  private:
   Executable() = default;
@@ -99,6 +104,10 @@ class Executable {
   MemoryPlanStats plan_;
   friend class Executor;
 };
+
+/// Inputs for every parameter of `exe`'s @main: floats uniform in [-1, 1], integers and
+/// bools 0 (always a valid index), from a fixed `seed`. For timing and smoke runs.
+std::map<std::string, NDArray> RandomInputs(const Executable& exe, uint64_t seed = 1);
 
 /// How an Executor runs.
 struct ExecutorOptions {
@@ -135,6 +144,8 @@ struct BenchmarkResult {
   double min_ms = 0;
   double mean_ms = 0;
   int repeat = 0;
+  int number = 1;                   ///< runs per sample
+  std::vector<double> samples_ms;   ///< every sample (ms per run), ascending
 };
 
 /// Runs an Executable: owns the arena (allocated once) and uses a thread pool. One
@@ -150,16 +161,20 @@ class Executor {
   std::vector<NDArray> Run(const std::map<std::string, NDArray>& inputs);
   /// Runs `repeat` times timing each kernel call.
   ProfileReport Profile(const std::map<std::string, NDArray>& inputs, int repeat = 10);
-  /// Runs `warmup` untimed and `repeat` timed times.
+  /// Runs `warmup` untimed times, then takes `repeat` samples of `number` runs each (a
+  /// sample is their mean). Output buffers are allocated once for all runs, so the times
+  /// are the kernels' and the executor's, not the allocator's.
   BenchmarkResult Benchmark(const std::map<std::string, NDArray>& inputs, int warmup = 3,
-                            int repeat = 10);
+                            int repeat = 10, int number = 1);
 
   const Executable& executable() const { return *exe_; }
   ThreadPool& pool() const { return *pool_; }
 
  private:
+  /// `reuse_outputs`: output buffers kept between calls (allocated on first use).
   std::vector<NDArray> RunImpl(const std::map<std::string, NDArray>& inputs,
-                               std::vector<double>* kernel_ms);
+                               std::vector<double>* kernel_ms,
+                               std::vector<NDArray>* reuse_outputs = nullptr);
 
   std::shared_ptr<const Executable> exe_;
   std::shared_ptr<ThreadPool> pool_;

@@ -2,6 +2,7 @@
 // disabled passes, typed config, instruments), kept on a thread-local stack.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct ConfigOption {
   AttrValue::Kind kind;
   AttrValue default_value;
   std::string description;
+  /// Checks a value of the right kind (e.g. a range); throws a value error saying why.
+  std::function<void(const AttrValue& value)> validate;
 };
 
 /// Registers a config key (idempotent for an identical re-registration; a conflicting

@@ -1,0 +1,129 @@
+// Bindings of Collage's search (tessera._core.collage): the CollagePartition pass, cost
+// estimators (subclassable in Python), the estimator registry and report rendering.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "tessera/collage/collage_partition.h"
+#include "tessera/collage/cost_estimator.h"
+#include "tessera/collage/measure.h"
+#include "tessera/collage/report.h"
+#include "tessera/target/target.h"
+
+namespace tessera::python {
+
+namespace {
+
+using namespace tessera::collage;
+
+/// Lets Python classes override CostEstimator.estimate (and name).
+class PyCostEstimator : public CostEstimator {
+ public:
+  double Estimate(const IRModule& mod, const Target& target) override {
+    py::gil_scoped_acquire gil;
+    py::function fn = py::get_override(static_cast<const CostEstimator*>(this), "estimate");
+    if (!fn) TS_THROW(kUnsupported) << "CostEstimator subclasses must define estimate(mod, target)";
+    try {
+      py::object r = fn(mod, target.ToString());
+      return r.cast<double>();
+    } catch (py::error_already_set& e) {
+      // A Python error makes this candidate invalid; the search goes on.
+      std::string what = e.what();
+      TS_THROW(kValue) << "Python estimator raised: " << what;
+    } catch (const py::cast_error&) {
+      TS_THROW(kType) << "a Python estimator's estimate() must return a number of seconds";
+    }
+  }
+  std::string name() const override {
+    py::gil_scoped_acquire gil;
+    py::function fn = py::get_override(static_cast<const CostEstimator*>(this), "name");
+    return fn ? fn().cast<std::string>() : std::string("python");
+  }
+};
+
+std::vector<Target> TargetsFromStrings(const std::vector<std::string>& texts) {
+  std::vector<Target> targets;
+  for (const std::string& t : texts) targets.push_back(Target::Parse(t));
+  return targets;
+}
+
+/// The estimator of Python object `obj` (None: null), keeping the Python object alive as
+/// long as C++ holds it (a Python subclass's overrides live on the Python object).
+CostEstimatorPtr EstimatorFromPy(const py::object& obj) {
+  if (obj.is_none()) return nullptr;
+  auto* raw = obj.cast<CostEstimator*>();
+  auto* keep = new py::object(obj);
+  return CostEstimatorPtr(raw, [keep](CostEstimator*) {
+    py::gil_scoped_acquire gil;
+    delete keep;
+  });
+}
+
+}  // namespace
+
+void BindCollageSearch(py::module_& m) {
+  py::class_<CostEstimator, PyCostEstimator, std::shared_ptr<CostEstimator>>(
+      m, "CostEstimator",
+      "Base of cost estimators: subclass it and define estimate(self, mod, target) -> "
+      "seconds (target is its text, e.g. \"dnnl\"). Raising makes the candidate invalid.")
+      .def(py::init<>())
+      .def("estimate", &CostEstimator::Estimate, py::arg("mod"), py::arg("target"))
+      .def_property_readonly("name", &CostEstimator::name);
+  py::class_<MockCostEstimator, CostEstimator, std::shared_ptr<MockCostEstimator>>(
+      m, "MockCostEstimator",
+      "TVM's mock: costs[kind] * 0.9**k summed over a candidate's op calls.")
+      .def(py::init<std::map<std::string, double>, size_t>(), py::arg("costs"),
+           py::arg("max_estimates") = 0)
+      .def_property_readonly("num_estimates", &MockCostEstimator::num_estimates);
+  py::class_<CustomCostEstimator, CostEstimator, std::shared_ptr<CustomCostEstimator>>(
+      m, "CustomCostEstimator", "An estimator calling fn(mod, target) -> seconds.")
+      .def(py::init([](py::function fn) {
+             auto call = [fn](const IRModule& mod, const Target& target) -> double {
+               py::gil_scoped_acquire gil;
+               try {
+                 return fn(mod, target.ToString()).cast<double>();
+               } catch (py::error_already_set& e) {
+                 std::string what = e.what();
+                 TS_THROW(kValue) << "Python estimator raised: " << what;
+               } catch (const py::cast_error&) {
+                 TS_THROW(kType) << "a custom estimator must return a number of seconds";
+               }
+             };
+             return std::make_shared<CustomCostEstimator>(call);
+           }),
+           py::arg("fn"));
+  py::class_<MeasuringCostEstimator, CostEstimator, std::shared_ptr<MeasuringCostEstimator>>(
+      m, "MeasuringCostEstimator",
+      "Builds and times each candidate (the default): repeat samples of number runs.")
+      .def(py::init([](int repeat, int number, double percentile) {
+             MeasureOptions o;
+             o.repeat = repeat;
+             o.number = number;
+             o.percentile = percentile;
+             return std::make_shared<MeasuringCostEstimator>(o);
+           }),
+           py::arg("repeat") = 5, py::arg("number") = 0, py::arg("percentile") = 50.0)
+      .def("launch_penalty", [](MeasuringCostEstimator& e, const std::string& target) {
+        return e.LaunchPenalty(Target::Parse(target));
+      });
+  m.def(
+      "register_estimator",
+      [](const std::string& name, const py::object& estimator) {
+        RegisterCostEstimator(name, EstimatorFromPy(estimator));
+      },
+      py::arg("name"), py::arg("estimator"),
+      "Registers an estimator for config={'collage.estimator': name}.");
+  m.def("list_estimators", &ListCostEstimators);
+  m.def(
+      "collage_partition",
+      [](const std::vector<std::string>& targets, const py::object& estimator,
+         std::function<void(size_t, size_t)> progress) {
+        return CollagePartition(TargetsFromStrings(targets), EstimatorFromPy(estimator),
+                                progress ? ProgressFn(progress) : ProgressFn());
+      },
+      py::arg("targets"), py::arg("cost_estimator") = py::none(), py::arg("progress") = nullptr);
+  m.def("report_text", &ReportToText, py::arg("report"), py::arg("measured_ms") = -1.0);
+  m.def("report_html", &ReportToHtml, py::arg("report"), py::arg("measured_ms") = -1.0);
+}
+
+}  // namespace tessera::python

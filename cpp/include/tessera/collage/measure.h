@@ -1,0 +1,57 @@
+// MeasuringCostEstimator: Collage's default estimator. It builds each candidate kernel
+// for its target (native kernels compiled many to a compiler run, on every core), runs it
+// on random inputs and returns a percentile of the timed samples.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tessera/collage/cost_estimator.h"
+#include "tessera/runtime/executable.h"
+#include "tessera/transform/pass_context.h"
+
+namespace tessera::collage {
+
+/// How candidates are timed.
+struct MeasureOptions {
+  int repeat = 5;           ///< timed samples
+  int number = 0;           ///< runs per sample; 0: enough runs for ~1 ms per sample
+  double percentile = 50;   ///< which percentile of the samples is the cost (50: median)
+  int batch_size = 24;      ///< native kernels compiled per compiler run
+  /// The options the config keys collage.measure_repeat / _number / _percentile give.
+  static MeasureOptions FromContext(const PassContext& ctx);
+};
+
+/// Builds and times candidates. Thread count: the target's `-num_threads` when given,
+/// else 1. Inputs are uniform in [-1, 1] (integers: 0). A candidate whose build or run
+/// fails is invalid, with the error as the reason.
+class MeasuringCostEstimator : public CostEstimator {
+ public:
+  explicit MeasuringCostEstimator(MeasureOptions options = {});
+  double Estimate(const IRModule& mod, const Target& target) override;
+  std::vector<EstimateResult> EstimateAll(const std::vector<EstimateRequest>& requests,
+                                          const ProgressFn& progress) override;
+  /// The executor's cost of one more kernel call with the target's thread count,
+  /// measured once per thread count: (time of 16 tiny kernels - time of 1) / 15.
+  double LaunchPenalty(const Target& target) override;
+  std::string name() const override { return "measure"; }
+  const MeasureOptions& options() const { return options_; }
+
+  /// Seconds per run of `exe`'s @main on random inputs with `num_threads` threads, timed
+  /// as the options say.
+  double Time(const std::shared_ptr<runtime::Executable>& exe, int num_threads) const;
+
+ private:
+  MeasureOptions options_;
+  std::mutex mutex_;
+  std::map<int, double> launch_penalty_;  // by thread count
+};
+
+/// The thread count candidates for `target` are measured with: its `-num_threads` when
+/// given and non-zero, else 1.
+int MeasureThreads(const Target& target);
+
+}  // namespace tessera::collage

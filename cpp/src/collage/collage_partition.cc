@@ -1,0 +1,389 @@
+// The CollagePartition pass: specs, candidates, estimation (each distinct kernel once),
+// the search, and the rewrite of every partitioned function, with the JSON report.
+#include "tessera/collage/collage_partition.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <unordered_map>
+
+#include "tessera/collage/partition_rule.h"
+#include "tessera/collage/search.h"
+#include "tessera/ir/printer.h"
+#include "tessera/pattern/pattern_table.h"
+#include "tessera/support/error.h"
+#include "tessera/support/logging.h"
+#include "tessera/transform/infer_type.h"
+
+namespace tessera::collage {
+
+using json = nlohmann::ordered_json;
+
+std::pair<std::string, ByocFusionStyle> ParseFusionStyle(const std::string& text) {
+  size_t dot = text.rfind('.');
+  std::string library = dot == std::string::npos ? "" : text.substr(0, dot);
+  std::string style = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (library.empty() || (style != "NoFusion" && style != "TVMFusion" && style != "ArbitraryFusion"))
+    TS_THROW(kValue) << "collage.byoc_fusion_style: '" << text
+                     << "' is not '<library>.NoFusion', '<library>.TVMFusion' or "
+                        "'<library>.ArbitraryFusion'";
+  ByocFusionStyle s = style == "NoFusion"    ? ByocFusionStyle::kNoFusion
+                      : style == "TVMFusion" ? ByocFusionStyle::kTVMFusion
+                                             : ByocFusionStyle::kArbitraryFusion;
+  return {library, s};
+}
+
+CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
+  CollageOptions o;
+  auto depth = [&](const char* key) {
+    int64_t v = ctx.GetConfig(key).AsInt();
+    if (v < 0) TS_THROW(kValue) << key << " must be >= 0 (0: no limit), got " << v;
+    return static_cast<size_t>(v);
+  };
+  o.native_max_depth = depth(ctx.config().Has("collage.native_max_depth") ||
+                                     !ctx.config().Has("collage.tvm_max_depth")
+                                 ? "collage.native_max_depth"
+                                 : "collage.tvm_max_depth");
+  o.byoc_max_depth = depth("collage.byoc_max_depth");
+  for (const AttrValue& v : ctx.GetConfig("collage.byoc_fusion_style").AsArray()) {
+    if (!v.is_string())
+      TS_THROW(kValue) << "collage.byoc_fusion_style: entries are strings, got " << v.ToString();
+    auto [library, style] = ParseFusionStyle(v.AsString());
+    if (!PatternTableRegistry::Global().HasCompiler(library))
+      TS_THROW(kValue) << "collage.byoc_fusion_style names '" << library
+                       << "', which is not a library backend with a pattern table";
+    o.fusion_styles.emplace(library, style);  // the first entry for a library wins
+  }
+  o.prune = ctx.GetConfigBool("collage.prune");
+  o.launch_penalty_us = ctx.GetConfig("collage.launch_penalty_us").AsFloat();
+  const std::string& search = ctx.GetConfig("collage.search").AsString();
+  if (search != "dp")
+    TS_THROW(kValue) << "collage.search: unknown search '" << search << "' (known: dp)";
+  o.estimator = ctx.GetConfig("collage.estimator").AsString();
+  return o;
+}
+
+namespace {
+
+bool IsHost(const CandidatePartition& c) { return c.spec_name() == "host"; }
+bool IsLibrary(const CandidatePartition& c) { return c.spec && !c.spec->compiler.empty(); }
+
+/// Native specs also take opaque op calls (softmax, ...) as single kernels: the native
+/// code generator lowers any op, so no op is left without a candidate.
+std::vector<PartitionSpecPtr> WithOpaqueSingles(std::vector<PartitionSpecPtr> specs) {
+  for (PartitionSpecPtr& spec : specs) {
+    if (!spec->compiler.empty() || spec->name == "host") continue;
+    auto opaque = std::make_shared<OpPredicatePartitionRule>(
+        "opaque_op",
+        [](const CallNode& call) {
+          return call.op() && call.op()->def->pattern == OpPatternKind::kOpaque &&
+                 call.op()->name != kCallTirOp && call.op()->name.rfind("annotation.", 0) != 0;
+        },
+        "opaque op calls");
+    auto rule = std::make_shared<UnionPartitionRule>(
+        "", std::vector<PartitionRulePtr>{spec->rule, opaque});
+    spec = MakePartitionSpec(spec->name, spec->target, rule, spec->compiler, spec->validator);
+  }
+  return specs;
+}
+
+/// TVM's pruning heuristic, keyed on (spec, sub-graph): repeatedly keep the candidates no
+/// other candidate of the same spec contains, dropping kept ones that overlap others.
+std::vector<CandidatePartition> Prune(std::vector<CandidatePartition> candidates) {
+  std::vector<CandidatePartition> host, pruned, rest;
+  for (CandidatePartition& c : candidates) (IsHost(c) ? host : rest).push_back(std::move(c));
+  auto contains = [](const CandidatePartition& a, const CandidatePartition& b) {
+    return a.spec_name() == b.spec_name() && b.sub_graph.inside().IsSubset(a.sub_graph.inside()) &&
+           a.sub_graph.inside() != b.sub_graph.inside();
+  };
+  while (true) {
+    size_t before = pruned.size();
+    for (const CandidatePartition& c : rest) {
+      bool maximal = std::none_of(rest.begin(), rest.end(),
+                                  [&](const CandidatePartition& d) { return contains(d, c); });
+      if (maximal && std::find(pruned.begin(), pruned.end(), c) == pruned.end()) pruned.push_back(c);
+    }
+    if (pruned.size() == before) break;
+    std::vector<CandidatePartition> next;
+    for (const CandidatePartition& c : rest) {
+      bool kept = std::find(pruned.begin(), pruned.end(), c) != pruned.end();
+      bool overlaps = std::any_of(rest.begin(), rest.end(), [&](const CandidatePartition& d) {
+        return d.sub_graph.inside().Intersects(c.sub_graph.inside()) &&
+               d.sub_graph.inside() != c.sub_graph.inside();
+      });
+      if (!(kept && overlaps)) next.push_back(c);
+    }
+    if (next.size() == rest.size()) break;
+    rest = std::move(next);
+  }
+  pruned.insert(pruned.end(), host.begin(), host.end());
+  std::sort(pruned.begin(), pruned.end());
+  return pruned;
+}
+
+json Indexes(const IndexSet& set) {
+  json out = json::array();
+  for (size_t i : set) out.push_back(i);
+  return out;
+}
+
+double Micros(double seconds) { return IsUnknownCost(seconds) || IsInvalidCost(seconds) ? -1 : seconds * 1e6; }
+
+/// One run of the pass: the estimates made so far (by kernel key) and the report.
+class Partitioner {
+ public:
+  Partitioner(std::vector<Target> targets, CostEstimatorPtr estimator, ProgressFn progress,
+              CollageOptions options)
+      : targets_(std::move(targets)),
+        estimator_(std::move(estimator)),
+        progress_(std::move(progress)),
+        options_(std::move(options)) {
+    SpecOptions so;
+    so.native_max_depth = options_.native_max_depth;
+    so.byoc_max_depth = options_.byoc_max_depth;
+    so.fusion_styles = options_.fusion_styles;
+    specs_ = WithOpaqueSingles(GatherPartitionSpecs(targets_, so));
+    report_["estimator"] = estimator_->name();
+    report_["targets"] = json::array();
+    for (const Target& t : targets_) report_["targets"].push_back(t.ToString());
+    report_["specs"] = json::array();
+    for (const PartitionSpecPtr& s : specs_) {
+      report_["specs"].push_back(s->name);
+      if (s->name == "host") continue;
+      double penalty = options_.launch_penalty_us >= 0 ? options_.launch_penalty_us * 1e-6
+                                                       : estimator_->LaunchPenalty(s->target);
+      penalty_[s->name] = penalty;
+      report_["launch_penalty_us"][s->name] = penalty * 1e6;
+    }
+    report_["launch_penalty_source"] = options_.launch_penalty_us >= 0 ? "collage.launch_penalty_us"
+                                                                       : "estimator";
+    report_["functions"] = json::array();
+  }
+
+  IRModule Run(const IRModule& input) {
+    auto start = std::chrono::steady_clock::now();
+    IRModule mod = InferTypes(input);
+    NameSupply names("collage");
+    std::map<std::string, std::string> requested;  // function name -> its kernels' names
+    for (const auto& [name, base] : mod.functions()) {
+      const auto* fn = base.as<FunctionNode>();
+      if (!fn || GetIntAttr(fn, attr::kPrimitive) != 0 || fn->attrs.Has(attr::kCompiler) ||
+          GetIntAttr(fn, attr::kSkipOptimization) != 0)
+        continue;
+      mod = mod.WithFunction(name, PartitionFunction(name, Function(fn), names));
+    }
+    std::map<std::string, std::string> renamed;
+    mod = OutlineCompilerFunctions(mod, names, &renamed);
+    double total = 0;
+    for (json& f : report_["functions"]) {
+      for (json& k : f["kernels"]) {
+        std::string n = k["name"].get<std::string>();
+        if (renamed.count(n)) k["name"] = renamed[n];
+      }
+      total += f["estimated_total_us"].get<double>();
+    }
+    report_["estimated_total_us"] = total;
+    report_["candidates"] = num_candidates_;
+    report_["estimated"] = keys_.size();
+    report_["search_seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return mod.WithAttr("collage.report", AttrValue(report_.dump()));
+  }
+
+ private:
+  Function PartitionFunction(const std::string& fname, const Function& func, NameSupply& names) {
+    DataflowGraph graph(func);
+    std::vector<CandidatePartition> cands;
+    for (const PartitionSpecPtr& spec : specs_)
+      for (CandidatePartition& c : PartitionSpec::AllCandidates(spec, graph))
+        cands.push_back(std::move(c));
+    std::sort(cands.begin(), cands.end());
+    cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
+    if (options_.prune) cands = Prune(std::move(cands));
+    num_candidates_ += cands.size();
+    LogDebug("collage: @" + fname + ": " + std::to_string(cands.size()) + " candidates");
+
+    std::vector<std::string> reasons(cands.size());
+    Estimate(graph, cands, reasons);
+    std::vector<double> edge(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i)
+      edge[i] = IsHost(cands[i]) ? 0.0 : cands[i].cost + penalty_[cands[i].spec_name()];
+    std::vector<size_t> winners = SearchCheapestCover(graph, cands, edge, reasons);
+
+    // Library winners that touch merge into one partition (fewer transitions).
+    std::vector<CandidatePartition> libs;
+    std::vector<NestedSubGraph> nested;
+    for (size_t w : winners) {
+      const CandidatePartition& c = cands[w];
+      if (IsHost(c)) continue;
+      if (IsLibrary(c))
+        libs.push_back(c);
+      else
+        nested.push_back(NestedSubGraph{SubGraph(graph, c.sub_graph.inside()),
+                                        Attrs{{attr::kPrimitive, AttrValue(int64_t{1})}}});
+    }
+    std::vector<std::pair<IndexSet, std::string>> lib_names;
+    for (const CandidatePartition& c : MaxCoalesce(graph, libs)) {
+      for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs()) {
+        std::string name = names.Fresh({c.spec->compiler, n.sub_graph.label()});
+        nested.push_back(NestedSubGraph{n.sub_graph, n.attrs.With(attr::kGlobalSymbol, name)});
+        lib_names.emplace_back(n.sub_graph.inside(), name);
+      }
+    }
+    Function rewritten = ParallelRewrite(graph, nested);
+    report_["functions"].push_back(Describe(fname, graph, cands, edge, reasons, winners, lib_names));
+    return rewritten;
+  }
+
+  /// Fills every candidate's cost: host ones are free, the others estimated once per
+  /// distinct (kernel module text without constant data, target).
+  void Estimate(const DataflowGraph& graph, std::vector<CandidatePartition>& cands,
+                std::vector<std::string>& reasons) {
+    std::vector<std::string> key_of(cands.size());
+    std::vector<EstimateRequest> requests;
+    std::vector<std::string> request_keys;
+    PrintOptions print;
+    print.show_meta_data = false;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      CandidatePartition& c = cands[i];
+      if (IsHost(c)) {
+        c.cost = 0.0;
+        continue;
+      }
+      IRModule mod;
+      try {
+        mod = CandidateModule(graph, c);
+        if (c.spec->validator)
+          if (auto why = c.spec->validator(mod.LookupFunction("main")))
+            TS_THROW(kValue) << "rejected by the spec's validator: " << *why;
+      } catch (const Error& e) {
+        c.cost = kInvalidCost;
+        reasons[i] = e.what();
+        continue;
+      }
+      std::string key = c.spec->target.ToString() + "\n" + PrintModule(mod, print);
+      key_of[i] = key;
+      if (keys_.count(key)) continue;
+      keys_.emplace(key, EstimateResult{});
+      requests.push_back(EstimateRequest{mod, c.spec->target});
+      request_keys.push_back(key);
+    }
+    if (!requests.empty()) {
+      LogInfo("collage: estimating " + std::to_string(requests.size()) + " distinct kernels with '" +
+              estimator_->name() + "'");
+      std::vector<EstimateResult> results = estimator_->EstimateAll(requests, progress_);
+      for (size_t r = 0; r < results.size(); ++r) keys_[request_keys[r]] = results[r];
+    }
+    for (size_t i = 0; i < cands.size(); ++i) {
+      if (key_of[i].empty()) continue;
+      const EstimateResult& r = keys_.at(key_of[i]);
+      cands[i].cost = r.cost;
+      if (!r.error.empty()) reasons[i] = r.error;
+    }
+  }
+
+  json Describe(const std::string& fname, const DataflowGraph& graph,
+                const std::vector<CandidatePartition>& cands, const std::vector<double>& edge,
+                const std::vector<std::string>& reasons, const std::vector<size_t>& winners,
+                const std::vector<std::pair<IndexSet, std::string>>& lib_names) {
+    json f;
+    f["name"] = fname;
+    std::vector<int> kernel_of(graph.size(), -1);
+    json kernels = json::array();
+    double total = 0;
+    for (size_t w : winners) {
+      const CandidatePartition& c = cands[w];
+      if (IsHost(c)) continue;
+      json k;
+      k["name"] = "";
+      for (const auto& [set, name] : lib_names)
+        if (c.sub_graph.inside().IsSubset(set)) k["name"] = name;
+      k["spec"] = c.spec_name();
+      k["backend"] = c.spec->target.kind();
+      k["label"] = c.sub_graph.label();
+      k["rule"] = c.rule_name;
+      k["indexes"] = Indexes(c.sub_graph.inside());
+      json ops = json::array();
+      for (size_t i : c.sub_graph.inside()) ops.push_back(graph.NodeLabel(i));
+      k["ops"] = ops;
+      k["cost_us"] = Micros(c.cost);
+      k["penalty_us"] = penalty_[c.spec_name()] * 1e6;
+      total += IsUnknownCost(c.cost) ? 0.0 : edge[w];
+      // The cheapest rejected alternative starting at the same node.
+      int best = -1;
+      size_t first = c.sub_graph.first_inside_index();
+      for (size_t i = 0; i < cands.size(); ++i) {
+        if (i == w || IsHost(cands[i]) || cands[i].sub_graph.first_inside_index() != first) continue;
+        if (IsInvalidCost(edge[i]) || IsUnknownCost(edge[i])) continue;
+        if (best < 0 || edge[i] < edge[best]) best = static_cast<int>(i);
+      }
+      if (best >= 0) {
+        const CandidatePartition& a = cands[best];
+        k["alternative"] = {{"spec", a.spec_name()},
+                            {"backend", a.spec->target.kind()},
+                            {"label", a.sub_graph.label()},
+                            {"indexes", Indexes(a.sub_graph.inside())},
+                            {"cost_us", Micros(a.cost)}};
+      } else {
+        k["alternative"] = nullptr;
+      }
+      for (size_t i : c.sub_graph.inside()) kernel_of[i] = static_cast<int>(kernels.size());
+      kernels.push_back(std::move(k));
+    }
+    f["kernels"] = std::move(kernels);
+    f["estimated_total_us"] = total * 1e6;
+    json rejected = json::array();
+    for (size_t i = 0; i < cands.size(); ++i) {
+      if (reasons[i].empty()) continue;
+      rejected.push_back({{"spec", cands[i].spec_name()},
+                          {"label", cands[i].sub_graph.label()},
+                          {"indexes", Indexes(cands[i].sub_graph.inside())},
+                          {"reason", reasons[i]}});
+    }
+    f["rejected"] = std::move(rejected);
+    // The graph, for pictures: every node but ops (copied into their calls) and the
+    // function itself.
+    json nodes = json::array();
+    for (size_t i = 0; i + 1 < graph.size(); ++i) {
+      std::string label = graph.NodeLabel(i);
+      if (label == "op") continue;
+      json inputs = json::array();
+      for (int in : graph.node(i).inputs)
+        if (graph.NodeLabel(static_cast<size_t>(in)) != "op") inputs.push_back(in);
+      nodes.push_back({{"index", i},
+                       {"label", label},
+                       {"type", TypeToString(graph.expr(i)->checked_type_or_null())},
+                       {"inputs", inputs},
+                       {"kernel", kernel_of[i]}});
+    }
+    f["nodes"] = std::move(nodes);
+    return f;
+  }
+
+  std::vector<Target> targets_;
+  CostEstimatorPtr estimator_;
+  ProgressFn progress_;
+  CollageOptions options_;
+  std::vector<PartitionSpecPtr> specs_;
+  std::map<std::string, double> penalty_;
+  std::map<std::string, EstimateResult> keys_;
+  size_t num_candidates_ = 0;
+  json report_;
+};
+
+}  // namespace
+
+Pass CollagePartition(std::vector<Target> targets, CostEstimatorPtr estimator, ProgressFn progress) {
+  if (targets.empty()) TS_THROW(kValue) << "CollagePartition needs at least one target";
+  return CreateModulePass(
+      [targets, estimator, progress](IRModule mod, const PassContext& ctx) {
+        CollageOptions options = CollageOptions::FromContext(ctx);
+        CostEstimatorPtr est = estimator ? estimator : GetCostEstimator(options.estimator);
+        return Partitioner(targets, est, progress ? progress : DefaultProgress(), options).Run(mod);
+      },
+      PassInfo{"CollagePartition", 0, {}});
+}
+
+}  // namespace tessera::collage

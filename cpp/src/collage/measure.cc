@@ -1,0 +1,251 @@
+// The measuring estimator: candidates lowered, native kernels compiled in batches on
+// every core, then each candidate timed alone on random inputs.
+#include "tessera/collage/measure.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "tessera/backend/build.h"
+#include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/ir/tir.h"
+#include "tessera/op/op.h"
+#include "tessera/support/error.h"
+#include "tessera/support/logging.h"
+#include "tessera/target/backend_registry.h"
+#include "tessera/transform/infer_type.h"
+
+namespace tessera::collage {
+
+MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
+  MeasureOptions o;
+  o.repeat = static_cast<int>(ctx.GetConfig("collage.measure_repeat").AsInt());
+  o.number = static_cast<int>(ctx.GetConfig("collage.measure_number").AsInt());
+  o.percentile = ctx.GetConfig("collage.measure_percentile").AsFloat();
+  return o;
+}
+
+int MeasureThreads(const Target& target) {
+  if (target.HasAttr("num_threads") && target.attrs().count("num_threads")) {
+    int64_t n = target.GetInt("num_threads");
+    if (n > 0) return static_cast<int>(n);
+  }
+  return 1;
+}
+
+MeasuringCostEstimator::MeasuringCostEstimator(MeasureOptions options) : options_(options) {
+  if (options_.repeat < 1) TS_THROW(kValue) << "collage.measure_repeat must be >= 1";
+  if (options_.number < 0) TS_THROW(kValue) << "collage.measure_number must be >= 0";
+  if (!(options_.percentile >= 0 && options_.percentile <= 100))
+    TS_THROW(kValue) << "collage.measure_percentile must be in [0, 100]";
+  if (options_.batch_size < 1) options_.batch_size = 1;
+}
+
+double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& exe,
+                                    int num_threads) const {
+  runtime::ExecutorOptions eo;
+  eo.num_threads = num_threads;
+  runtime::Executor executor(exe, eo);
+  std::map<std::string, NDArray> inputs = runtime::RandomInputs(*exe);
+  // One run tells roughly how long a run takes; warm up for ~5 ms, and put enough runs
+  // in each sample that it lasts ~1 ms (the clock's and the loop's cost vanish).
+  double first_ms = std::max(executor.Benchmark(inputs, 1, 1, 1).median_ms, 1e-4);
+  int number = options_.number > 0
+                   ? options_.number
+                   : static_cast<int>(std::clamp(std::ceil(1.0 / first_ms), 1.0, 1000.0));
+  int warmup = static_cast<int>(std::clamp(std::ceil(5.0 / first_ms), 1.0, 200.0));
+  runtime::BenchmarkResult r = executor.Benchmark(inputs, warmup, options_.repeat, number);
+  const std::vector<double>& s = r.samples_ms;
+  double pos = options_.percentile / 100.0 * static_cast<double>(s.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, s.size() - 1);
+  double ms = s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo));
+  return ms * 1e-3;
+}
+
+double MeasuringCostEstimator::Estimate(const IRModule& mod, const Target& target) {
+  std::vector<EstimateResult> r = EstimateAll({EstimateRequest{mod, target}}, nullptr);
+  if (!r[0].error.empty()) TS_THROW(kValue) << r[0].error;
+  return r[0].cost;
+}
+
+namespace {
+
+bool CompilesWholeModels(const Target& target) {
+  const Backend* backend = BackendRegistry::Global().Find(target.kind());
+  return backend && backend->codegen;
+}
+
+/// The targets a candidate for `target` is built with: the target itself when it runs
+/// whole models, else native (with its thread count) running the library's partition.
+std::vector<Target> BuildTargets(const Target& target) {
+  if (CompilesWholeModels(target)) return {target};
+  Target host("native");
+  if (target.HasAttr("num_threads") && target.attrs().count("num_threads"))
+    host.Set("num_threads", std::to_string(target.GetInt("num_threads")));
+  return {host, target};
+}
+
+/// One request, lowered: its native kernels renamed apart from other requests'.
+struct Prepared {
+  IRModule lowered;
+  std::vector<Target> targets;
+  std::vector<std::pair<std::string, tir::PrimFunc>> kernels;  // by symbol
+  bool offloads = false;  // has library partitions: built on its own
+  runtime::Module module;
+  std::string error;
+};
+
+Prepared Prepare(const EstimateRequest& request, size_t index) {
+  Prepared p;
+  p.targets = BuildTargets(request.target);
+  p.lowered = LowerModuleToTIR(InferTypes(request.mod));
+  std::string prefix = "cand" + std::to_string(index) + "_";
+  for (const auto& [name, func] : p.lowered.functions()) {
+    const auto* pf = func.as<tir::PrimFuncNode>();
+    if (!pf) continue;
+    if (pf->attrs.Has(kExternFunctionAttr)) {
+      p.offloads = true;
+      continue;
+    }
+    std::string symbol = prefix + GlobalSymbolOf(name, pf);
+    tir::PrimFunc renamed = tir::MakePrimFunc(pf->params, pf->num_outputs, pf->body,
+                                              pf->attrs.With(attr::kGlobalSymbol, symbol));
+    p.kernels.emplace_back(symbol, renamed);
+  }
+  if (!p.offloads)
+    for (const auto& [symbol, pf] : p.kernels) {
+      for (const auto& [name, func] : p.lowered.functions())
+        if (func.as<tir::PrimFuncNode>() &&
+            prefix + GlobalSymbolOf(name, func.get()) == symbol)
+          p.lowered = p.lowered.WithFunction(name, pf);
+    }
+  return p;
+}
+
+/// Compiles the kernels of `batch` (indexes into `prepared`) into one module each
+/// request shares; on failure compiles request by request to find the culprit.
+void CompileBatch(std::vector<Prepared>& prepared, const std::vector<size_t>& batch) {
+  auto compile = [&](const std::vector<size_t>& items) {
+    IRModule mod;
+    std::vector<std::string> symbols;
+    for (size_t i : items)
+      for (const auto& [symbol, pf] : prepared[i].kernels) {
+        mod = mod.WithFunction(symbol, pf);
+        symbols.push_back(symbol);
+      }
+    const Target& host = prepared[items[0]].targets[0];
+    return BackendRegistry::Global().Get(host.kind()).codegen(mod, symbols, host);
+  };
+  try {
+    runtime::Module m = compile(batch);
+    for (size_t i : batch) prepared[i].module = m;
+  } catch (const Error&) {
+    for (size_t i : batch) {
+      try {
+        prepared[i].module = compile({i});
+      } catch (const Error& e) {
+        prepared[i].error = std::string("build failed: ") + e.what();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<EstimateResult> MeasuringCostEstimator::EstimateAll(
+    const std::vector<EstimateRequest>& requests, const ProgressFn& progress) {
+  std::vector<EstimateResult> results(requests.size());
+  std::vector<Prepared> prepared(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    try {
+      prepared[i] = Prepare(requests[i], i);
+    } catch (const Error& e) {
+      prepared[i].error = std::string("lowering failed: ") + e.what();
+    }
+  }
+  // Native kernels: batches of kernels per compiler run (grouped by host target), the
+  // batches compiled on every core before anything is timed (so timing runs alone).
+  std::map<std::string, std::vector<size_t>> by_host;
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (prepared[i].error.empty() && !prepared[i].offloads && !prepared[i].kernels.empty())
+      by_host[prepared[i].targets[0].ToString()].push_back(i);
+  std::vector<std::vector<size_t>> batches;
+  for (auto& [host, items] : by_host) {
+    std::vector<size_t> batch;
+    size_t kernels = 0;
+    for (size_t i : items) {
+      batch.push_back(i);
+      kernels += prepared[i].kernels.size();
+      if (kernels >= static_cast<size_t>(options_.batch_size)) {
+        batches.push_back(std::move(batch));
+        batch.clear();
+        kernels = 0;
+      }
+    }
+    if (!batch.empty()) batches.push_back(std::move(batch));
+  }
+  unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(),
+                                           static_cast<unsigned>(batches.size())));
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (size_t b = next++; b < batches.size(); b = next++) CompileBatch(prepared, batches[b]);
+    });
+  for (std::thread& t : threads) t.join();
+  LogDebug("collage: compiled " + std::to_string(batches.size()) + " native batch(es) for " +
+           std::to_string(requests.size()) + " candidate(s)");
+
+  for (size_t i = 0; i < requests.size(); ++i) {
+    Prepared& p = prepared[i];
+    try {
+      if (!p.error.empty()) TS_THROW(kValue) << p.error;
+      std::shared_ptr<runtime::Executable> exe =
+          p.offloads || p.kernels.empty() ? BuildLowered(p.lowered, p.targets)
+                                          : BuildLowered(p.lowered, p.targets, p.module);
+      results[i].cost = Time(exe, MeasureThreads(requests[i].target));
+    } catch (const Error& e) {
+      results[i].cost = kInvalidCost;
+      results[i].error = e.what();
+    }
+    p = Prepared();  // release the compiled module and the IR early
+    if (progress) progress(i + 1, requests.size());
+  }
+  return results;
+}
+
+double MeasuringCostEstimator::LaunchPenalty(const Target& target) {
+  int threads = MeasureThreads(target);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = launch_penalty_.find(threads);
+    if (it != launch_penalty_.end()) return it->second;
+  }
+  // `count` one-element kernels in a chain; each is its own Primitive call, so every one
+  // is a separate kernel launch of the same compiled function.
+  auto chain = [](int count) {
+    Type t = MakeTensorType({1}, DType::kFloat32);
+    Var x = MakeVar("x", t);
+    Var p = MakeVar("p", t);
+    Function add_one =
+        MakeFunction({p}, MakeOpCall("add", {p, MakeConstant(NDArray::Scalar(1.0, DType::kFloat32))}),
+                     t, Attrs{{attr::kPrimitive, AttrValue(int64_t{1})}});
+    Expr body = x;
+    for (int i = 0; i < count; ++i) body = MakeCall(add_one, {body});
+    return InferTypes(IRModule::FromExpr(MakeFunction({x}, body)));
+  };
+  std::vector<Target> targets{Target("native")};
+  auto one = BuildLowered(LowerModuleToTIR(chain(1)), targets);
+  auto many = BuildLowered(LowerModuleToTIR(chain(17)), targets);
+  double t1 = Time(one, threads), t17 = Time(many, threads);
+  double penalty = std::max(0.0, (t17 - t1) / 16.0);
+  LogDebug("collage: launch penalty " + CostToString(penalty) + " on " + std::to_string(threads) +
+           " thread(s)");
+  std::lock_guard<std::mutex> lock(mutex_);
+  launch_penalty_[threads] = penalty;
+  return penalty;
+}
+
+}  // namespace tessera::collage

@@ -1,0 +1,224 @@
+// Collage reports as text and as HTML (with an SVG from Graphviz `dot` when installed).
+#include "tessera/collage/report.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "tessera/support/error.h"
+
+namespace tessera::collage {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json Parse(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const std::exception& e) {
+    TS_THROW(kParse) << "collage report: not valid JSON: " << e.what();
+  }
+}
+
+std::string Us(const json& v) {
+  if (!v.is_number() || v.get<double>() < 0) return "?";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << v.get<double>() << " us";
+  return os.str();
+}
+
+std::string Join(const json& array, const char* sep) {
+  std::string out;
+  for (const json& v : array) {
+    out += out.empty() ? "" : sep;
+    out += v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return out;
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const char* kPalette[] = {"#8dd3c7", "#fdb462", "#80b1d3", "#fb8072", "#bebada", "#b3de69"};
+
+/// A DOT graph of one function: nodes coloured by their kernel's backend, kernels as
+/// clusters, costs in tooltips.
+std::string ToDot(const json& f, std::map<std::string, std::string>& colours) {
+  std::ostringstream dot;
+  dot << "digraph \"" << f.value("name", "main") << "\" {\n  rankdir=TB;\n"
+      << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
+  const json& kernels = f["kernels"];
+  auto colour = [&](const std::string& backend) {
+    auto it = colours.find(backend);
+    if (it != colours.end()) return it->second;
+    std::string c = kPalette[colours.size() % (sizeof(kPalette) / sizeof(kPalette[0]))];
+    colours[backend] = c;
+    return c;
+  };
+  std::map<int, std::vector<const json*>> members;
+  for (const json& n : f["nodes"]) members[n["kernel"].get<int>()].push_back(&n);
+  for (const auto& [k, nodes] : members) {
+    std::string fill = "#ffffff";
+    std::string tip = "host";
+    if (k >= 0) {
+      const json& kernel = kernels[static_cast<size_t>(k)];
+      fill = colour(kernel["backend"].get<std::string>());
+      tip = kernel["spec"].get<std::string>() + ": " + kernel["label"].get<std::string>() + ", " +
+            Us(kernel["cost_us"]);
+      dot << "  subgraph cluster_" << k << " {\n    label=\""
+          << kernel["backend"].get<std::string>() << " " << Us(kernel["cost_us"])
+          << "\"; style=rounded; color=\"#555555\"; tooltip=\"" << tip << "\";\n";
+    }
+    for (const json* n : nodes)
+      dot << (k >= 0 ? "    " : "  ") << "n" << (*n)["index"].get<int>() << " [label=\""
+          << (*n)["label"].get<std::string>() << "\", fillcolor=\"" << fill << "\", tooltip=\""
+          << (*n)["index"].get<int>() << ": " << (*n)["type"].get<std::string>() << " (" << tip
+          << ")\"];\n";
+    if (k >= 0) dot << "  }\n";
+  }
+  for (const json& n : f["nodes"])
+    for (const json& in : n["inputs"])
+      dot << "  n" << in.get<int>() << " -> n" << n["index"].get<int>() << ";\n";
+  dot << "}\n";
+  return dot.str();
+}
+
+/// SVG from `dot -Tsvg`, or "" when dot is not installed or fails.
+std::string RunDot(const std::string& source) {
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) return "";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessera-collage-XXXXXX";
+  int fd = mkstemp(base.data());
+  if (fd < 0) return "";
+  close(fd);
+  std::string in = base, out = base + ".svg";
+  { std::ofstream(in) << source; }
+  std::string cmd = "dot -Tsvg '" + in + "' -o '" + out + "' 2>/dev/null";
+  std::string svg;
+  if (std::system(cmd.c_str()) == 0) {
+    std::ifstream f(out);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    svg = ss.str();
+    size_t start = svg.find("<svg");
+    svg = start == std::string::npos ? "" : svg.substr(start);
+  }
+  std::remove(in.c_str());
+  std::remove(out.c_str());
+  return svg;
+}
+
+}  // namespace
+
+std::string ReportToText(const std::string& report_json, double measured_ms) {
+  json r = Parse(report_json);
+  std::ostringstream os;
+  os << "Collage partition (estimator: " << r.value("estimator", "?")
+     << "; targets: " << Join(r.value("targets", json::array()), ", ") << ")\n";
+  const json functions = r.value("functions", json::array());
+  for (const json& f : functions) {
+    os << "@" << f.value("name", "?") << ": " << f["kernels"].size() << " kernel(s)\n";
+    for (const json& k : f["kernels"]) {
+      os << "  " << std::left << std::setw(8) << k["backend"].get<std::string>() << " "
+         << std::setw(12) << Us(k["cost_us"]) << " " << k["label"].get<std::string>() << " "
+         << Join(k["indexes"], ",");
+      if (!k["name"].get<std::string>().empty()) os << " -> @" << k["name"].get<std::string>();
+      const json& alt = k["alternative"];
+      if (!alt.is_null())
+        os << "\n           rejected: " << alt["backend"].get<std::string>() << " "
+           << Us(alt["cost_us"]) << " " << alt["label"].get<std::string>() << " "
+           << Join(alt["indexes"], ",");
+      os << "\n";
+    }
+    os << "  rejected candidates (invalid): " << f["rejected"].size() << "\n";
+  }
+  double estimated = r.value("estimated_total_us", 0.0);
+  os << "estimated total: " << Us(estimated) << " (kernel costs + launch penalties:";
+  const json penalties = r.value("launch_penalty_us", json::object());
+  for (const auto& [spec, us] : penalties.items())
+    os << " " << spec << " " << Us(us);
+  os << ", " << r.value("launch_penalty_source", "?") << ")\n";
+  os << "candidates: " << r.value("candidates", 0) << ", distinct estimated: "
+     << r.value("estimated", 0) << ", search " << std::fixed << std::setprecision(2)
+     << r.value("search_seconds", 0.0) << " s\n";
+  if (measured_ms >= 0) {
+    os << "measured end to end: " << std::setprecision(3) << measured_ms * 1e3
+       << " us; additive error (measured - estimated): " << measured_ms * 1e3 - estimated
+       << " us\n";
+  }
+  const json& guard = r.contains("guard") ? r["guard"] : json();
+  if (guard.is_object()) {
+    os << "guard (" << guard.value("threads", 1) << " thread(s), median ms):";
+    for (const auto& [name, ms] : guard["latency_ms"].items())
+      os << " " << name << " " << std::setprecision(3) << ms.get<double>();
+    os << "; chosen: " << guard.value("chosen", "?");
+    if (guard.contains("collage_speedup_vs_best_fixed"))
+      os << " (Collage vs " << guard.value("best_fixed", "?") << ": " << std::setprecision(2)
+         << guard["collage_speedup_vs_best_fixed"].get<double>() << "x)";
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string ReportToHtml(const std::string& report_json, double measured_ms) {
+  json r = Parse(report_json);
+  std::ostringstream html;
+  html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Collage partition</title>"
+       << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+       << "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}pre{background:#f6f6f6;"
+       << "padding:1em}</style></head><body>\n<h1>Collage partition</h1>\n<pre>"
+       << Escape(ReportToText(report_json, measured_ms)) << "</pre>\n";
+  std::map<std::string, std::string> colours;
+  const json functions = r.value("functions", json::array());
+  for (const json& f : functions) {
+    html << "<h2>@" << Escape(f.value("name", "?")) << "</h2>\n";
+    std::string svg = RunDot(ToDot(f, colours));
+    if (svg.empty())
+      html << "<p><i>Graphviz <code>dot</code> is not installed (apt-get install graphviz): "
+              "no picture, the tables follow.</i></p>\n";
+    else
+      html << svg << "\n";
+    html << "<table><tr><th>#</th><th>backend</th><th>kernel</th><th>ops</th><th>indexes</th>"
+            "<th>cost</th><th>best rejected alternative</th></tr>\n";
+    int i = 0;
+    for (const json& k : f["kernels"]) {
+      const json& alt = k["alternative"];
+      std::string colour = colours.count(k["backend"].get<std::string>())
+                               ? colours[k["backend"].get<std::string>()]
+                               : "#ffffff";
+      html << "<tr><td>" << i++ << "</td><td style=\"background:" << colour << "\">"
+           << Escape(k["backend"].get<std::string>()) << "</td><td>"
+           << Escape(k["name"].get<std::string>()) << "</td><td>"
+           << Escape(k["label"].get<std::string>()) << "</td><td>" << Join(k["indexes"], ",")
+           << "</td><td>" << Us(k["cost_us"]) << "</td><td>"
+           << (alt.is_null() ? std::string("-")
+                             : Escape(alt["backend"].get<std::string>() + " " +
+                                      Us(alt["cost_us"]) + " " + alt["label"].get<std::string>()))
+           << "</td></tr>\n";
+    }
+    html << "</table>\n";
+  }
+  html << "</body></html>\n";
+  return html.str();
+}
+
+}  // namespace tessera::collage

@@ -1,0 +1,139 @@
+"""Collage's search from Python: CollagePartition with the mock, custom and Python-subclass
+estimators, tessera.build under collage.enable (outputs match the interpreter; the report
+is kept through save/load and renders as text and HTML), config errors, and the CLI."""
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera import collage, transform
+
+CHAIN = """
+def @main(%x: Tensor[(8, 16), float32], %w: Tensor[(32, 16), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.relu(%0);
+  %2 = abs(%1);
+  nn.softmax(%2)
+}
+"""
+
+HAVE_DNNL = any(t["name"] == "dnnl" for t in tessera.list_targets())
+
+
+def inputs():
+    rng = np.random.default_rng(0)
+    return {"x": rng.uniform(-1, 1, (8, 16)).astype("float32"),
+            "w": rng.uniform(-1, 1, (32, 16)).astype("float32")}
+
+
+def ctx(**config):
+    base = {"collage.launch_penalty_us": 0.0}
+    base.update(config)
+    return transform.PassContext(opt_level=3, config=base)
+
+
+def primitive_calls(mod):
+    return mod.astext().count("Primitive=1")
+
+
+def test_mock_estimator_fuses_by_cost_and_reports():
+    mock = collage.MockCostEstimator({"native": 1.0})
+    with ctx():
+        out = collage.CollagePartition("native", mock)(tessera.parse(CHAIN))
+    assert primitive_calls(out) == 2  # dense+relu+abs fused, softmax alone
+    report = collage.CollageReport(out.attrs["collage.report"])
+    assert [k["backend"] for k in report.kernels] == ["native", "native"]
+    assert report.data["estimator"] == "mock"
+    assert "native" in str(report)
+    assert mock.num_estimates == report.data["estimated"]
+
+
+def test_python_estimator_errors_make_candidates_invalid():
+    calls = []
+
+    class Picky(collage.CostEstimator):
+        def estimate(self, mod, target):
+            calls.append(target)
+            text = mod.astext()
+            if "abs" in text and "nn.relu" in text:
+                raise RuntimeError("no relu+abs kernels today")
+            return 1e-6 * text.count("(")
+
+    with ctx():
+        out = collage.CollagePartition(["native"], Picky())(tessera.parse(CHAIN))
+    report = collage.CollageReport(out.attrs["collage.report"])
+    rejected = report.data["functions"][0]["rejected"]
+    assert rejected and all("no relu+abs kernels today" in r["reason"] for r in rejected)
+    for k in report.kernels:
+        assert not ("abs" in k["label"] and "nn.relu" in k["label"])
+    assert calls and set(calls) == {"native"}
+
+
+def test_custom_estimator_and_progress():
+    seen = []
+    est = collage.CustomCostEstimator(lambda mod, target: 1e-6)
+    with ctx():
+        collage.CollagePartition("native", est, progress=lambda d, t: seen.append((d, t)))(
+            tessera.parse(CHAIN))
+    assert seen and seen[-1][0] == seen[-1][1]
+
+
+def test_uncoverable_op_is_a_clear_error():
+    est = collage.CustomCostEstimator(lambda mod, target: float("inf"))
+    with ctx(), pytest.raises(tessera.TesseraValueError, match="no candidate covers node"):
+        collage.CollagePartition("native", est)(tessera.parse(CHAIN))
+
+
+def test_bad_config_values_are_config_errors():
+    with pytest.raises(tessera.TesseraConfigError, match="collage.byoc_fusion_style"):
+        transform.PassContext(config={"collage.byoc_fusion_style": ["dnnl"]})
+    with pytest.raises(tessera.TesseraConfigError, match="collage.search"):
+        transform.PassContext(config={"collage.search": "beam"})
+    with pytest.raises(tessera.TesseraConfigError):
+        transform.PassContext(config={"collage.measure_percentile": 150.0})
+    with ctx(**{"collage.estimator": "nope"}), pytest.raises(tessera.TesseraNotFoundError,
+                                                             match="unknown cost estimator"):
+        collage.CollagePartition("native")(tessera.parse(CHAIN))
+    with pytest.raises(tessera.TesseraValueError):
+        tessera.build(tessera.parse(CHAIN), target="native -compiler=nope")
+
+
+@pytest.mark.skipif(not HAVE_DNNL, reason="built without oneDNN")
+def test_build_with_collage_matches_interpreter(tmp_path):
+    mod = tessera.parse(CHAIN)
+    want = tessera.run(mod, **inputs())
+    collage.register_estimator("pytest_mock", collage.MockCostEstimator({"native": 2.0, "dnnl": 1.0}))
+    with ctx(**{"collage.enable": True, "collage.estimator": "pytest_mock"}):
+        ex = tessera.build(mod, target=["native -num_threads=1", "dnnl"])
+    np.testing.assert_allclose(ex(**inputs()), want, rtol=1e-4, atol=1e-5)
+    report = ex.collage_report()
+    assert "dnnl" in {k["backend"] for k in report.kernels}
+    assert report.data["guard"]["chosen"] in report.data["guard"]["latency_ms"]
+    measured = ex.collage_report(measure=True)
+    assert measured.additive_error_us is not None
+    path = tmp_path / "partition.html"
+    report.save_html(path)
+    html = path.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "dnnl" in html
+    ex.save(tmp_path / "m.tsx")
+    assert json.loads(tessera.load(tmp_path / "m.tsx").collage_report().json) == report.data
+
+
+def test_build_without_collage_has_no_report():
+    assert tessera.build(tessera.parse(CHAIN), target="native").collage_report() is None
+
+
+def test_collage_measures_by_default(tessera_cli, tmp_path):
+    """The default estimator builds and times every candidate (small model: seconds)."""
+    model = tmp_path / "chain.txt"
+    model.write_text(CHAIN)
+    html = tmp_path / "p.html"
+    r = subprocess.run([str(tessera_cli), "collage", "explain", str(model), "--target",
+                        "native -num_threads=1", "-o", str(html),
+                        "--config", "collage.native_max_depth=2"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "estimator: measure" in r.stdout and "guard" in r.stdout
+    assert html.read_text().startswith("<!DOCTYPE html>")
