@@ -1,6 +1,8 @@
 // Bindings of build and executables: compile a module for targets, run, time, profile,
 // save and load the result.
 #include "bindings.h"
+#include "py_pattern_convert.h"
+#include "tessera/backend/external_native.h"
 #include "tessera/backend/build.h"
 #include "tessera/backend/native/native_module.h"
 #include "tessera/runtime/executable.h"
@@ -171,6 +173,12 @@ void BindBuild(py::module_& m) {
         return MakePyExecutable(runtime::Executable::Load(path), options);
       },
       py::arg("path"), py::arg("num_threads") = 0);
+  m.def(
+      "register_external",
+      [](const std::string& name, py::iterable patterns, const std::string& compile_with) {
+        RegisterExternalBackend(name, PatternTableFromPy(name, patterns), compile_with);
+      },
+      py::arg("name"), py::arg("patterns"), py::arg("compile_with") = "native");
   m.def("lower_for_build", [](const IRModule& mod) { return LowerForBuild(mod); });
   m.def("list_targets", [] {
     py::list out;

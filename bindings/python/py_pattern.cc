@@ -6,6 +6,7 @@
 #include "tessera/ir/parser.h"
 #include "tessera/pattern/matcher.h"
 #include "tessera/pattern/pattern_table.h"
+#include "tessera/target/backend_registry.h"
 #include "tessera/transform/byoc.h"
 
 namespace tessera::python {
@@ -143,6 +144,14 @@ void BindPattern(py::module_& parent) {
         return out;
       },
       py::arg("compiler"));
+  m.def(
+      "register_pattern_table",
+      [](const std::string& name, py::iterable table) {
+        if (BackendRegistry::IsBuiltinName(name))
+          TS_THROW(kValue) << "pattern table '" << name << "' is built in and cannot be replaced";
+        PatternTableRegistry::Global().ReplacePatterns(name, PatternTableFromPy(name, table));
+      },
+      py::arg("name"), py::arg("table"));
   m.def("list_pattern_tables", [] { return PatternTableRegistry::Global().ListCompilers(); });
   m.def(
       "supported_ops",
@@ -170,6 +179,13 @@ void BindPattern(py::module_& parent) {
   parent.def("merge_compiler_regions", &MergeCompilerRegions);
   parent.def("partition_graph", &PartitionGraph);
   parent.def("partition_for", &PartitionFor, py::arg("mod"), py::arg("compiler"));
+}
+
+std::vector<PatternTableEntry> PatternTableFromPy(const std::string& name, py::iterable table) {
+  std::vector<PatternTableEntry> entries = TableFromPy(table);
+  for (PatternTableEntry& e : entries)
+    if (e.label.rfind(name + ".", 0) != 0) e.label = name + "." + e.label;
+  return entries;
 }
 
 }  // namespace tessera::python

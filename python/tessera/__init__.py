@@ -50,5 +50,6 @@ from .build import Executable, build, list_targets, load, lower  # noqa: F401
 from . import pattern  # noqa: F401
 from .partition import partition_for, partition_for_blas, partition_for_dnnl  # noqa: F401
 from . import frontend  # noqa: F401,E402
+from . import backend  # noqa: F401,E402
 
 __version__ = "0.1.0"

@@ -78,8 +78,16 @@ def get_pattern_table(compiler):
     return _p.get_pattern_table(compiler)
 
 
+def register_pattern_table(name, table):
+    """Registers (or replaces) the pattern table ``name``: a list of ``(label, pattern)`` or
+    ``(label, pattern, predicate)``; labels get the ``"<name>."`` prefix when they lack it.
+    Enough for ``collage.candidates``/``collage.byoc(name)``; to build with it, use
+    :func:`tessera.backend.register_external`. Built-in tables (dnnl, blas) are refused."""
+    _p.register_pattern_table(name, list(table))
+
+
 __all__ = [
     "DFPattern", "DFPatternCallback", "wildcard", "is_op", "is_expr", "is_constant", "is_var",
     "is_tuple", "is_tuple_get_item", "dominates", "rewrite", "partition", "match_in",
-    "get_pattern_table", "list_pattern_tables", "supported_ops", "is_supported_by",
+    "get_pattern_table", "register_pattern_table", "list_pattern_tables", "supported_ops", "is_supported_by",
 ]

@@ -316,6 +316,10 @@ class Partitioner {
       size_t first = c.sub_graph.first_inside_index();
       for (size_t i = 0; i < cands.size(); ++i) {
         if (i == w || IsHost(cands[i]) || cands[i].sub_graph.first_inside_index() != first) continue;
+        // The same nodes on the same backend (another rule's twin) is no alternative.
+        if (cands[i].spec_name() == c.spec_name() &&
+            cands[i].sub_graph.inside() == c.sub_graph.inside())
+          continue;
         if (IsInvalidCost(edge[i]) || IsUnknownCost(edge[i])) continue;
         if (best < 0 || edge[i] < edge[best]) best = static_cast<int>(i);
       }

@@ -42,6 +42,19 @@ const PatternTableRegistry::Table* PatternTableRegistry::FindTable(
   return nullptr;
 }
 
+void PatternTableRegistry::ReplacePatterns(const std::string& compiler,
+                                           std::vector<PatternTableEntry> entries) {
+  Table& table = TableOf(compiler);
+  std::vector<PatternTableEntry> old = std::move(table.patterns);
+  table.patterns.clear();
+  try {
+    RegisterPatterns(compiler, std::move(entries));
+  } catch (...) {
+    table.patterns = std::move(old);  // a bad entry leaves the table as it was
+    throw;
+  }
+}
+
 void PatternTableRegistry::RegisterPatterns(const std::string& compiler,
                                             std::vector<PatternTableEntry> entries) {
   Table& table = TableOf(compiler);

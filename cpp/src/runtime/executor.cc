@@ -1,5 +1,6 @@
 // Running an Executable: input checks, the preplanned arena and the kernel calls.
 #include <chrono>
+#include <cstring>
 #include <random>
 
 #include "tessera/runtime/executable.h"
@@ -127,6 +128,32 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
     if (s.kind == SlotKind::kConstant) results.push_back(exe.constants_[s.index].Copy());
   }
   return results;
+}
+
+std::vector<NDArray> Executor::RunInto(const std::map<std::string, NDArray>& inputs,
+                                       void* const* outputs) {
+  const Executable& exe = *exe_;
+  // Direct when each flattened output is an output buffer of its own; otherwise (an
+  // output that is an input, a constant or repeated) run, then copy.
+  std::vector<NDArray> buffers(exe.num_output_buffers_);
+  bool direct = true;
+  for (size_t k = 0; k < exe.output_slots_.size(); ++k) {
+    const Slot& s = exe.slots_[exe.output_slots_[k]];
+    if (s.kind != SlotKind::kOutput || buffers[s.index].defined()) {
+      direct = false;
+      break;
+    }
+    buffers[s.index] = NDArray::FromBorrowed(outputs[k], s.shape, s.dtype);
+  }
+  for (const NDArray& b : buffers) direct = direct && b.defined();
+  if (direct) return RunImpl(inputs, nullptr, &buffers);
+  std::vector<NDArray> results = RunImpl(inputs, nullptr);
+  std::vector<NDArray> out;
+  for (size_t k = 0; k < results.size(); ++k) {
+    std::memcpy(outputs[k], results[k].data(), results[k].NumBytes());
+    out.push_back(NDArray::FromBorrowed(outputs[k], results[k].shape(), results[k].dtype()));
+  }
+  return out;
 }
 
 std::vector<NDArray> Executor::Run(const std::map<std::string, NDArray>& inputs) {

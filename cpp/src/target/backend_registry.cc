@@ -78,6 +78,27 @@ void BackendRegistry::Register(Backend backend) {
   if (loader) runtime::RegisterModuleLoader(name, std::move(loader));
 }
 
+bool BackendRegistry::IsBuiltinName(const std::string& name) {
+  return name == "native" || name == "interp" || name == "dnnl" || name == "blas" ||
+         name == "host";
+}
+
+void BackendRegistry::RegisterOrReplace(Backend backend) {
+  if (backend.name.empty()) TS_THROW(kValue) << "cannot register a backend without a name";
+  if (IsBuiltinName(backend.name))
+    TS_THROW(kValue) << "backend '" << backend.name
+                     << "' is built in and cannot be replaced (choose another name)";
+  std::string name = backend.name;
+  runtime::ModuleLoader loader = backend.loader;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = backends_.find(name);
+    if (it != backends_.end()) replaced_.push_back(std::move(it->second));
+    backends_[name] = std::make_unique<Backend>(std::move(backend));
+  }
+  if (loader) runtime::RegisterModuleLoader(name, std::move(loader));
+}
+
 const Backend* BackendRegistry::Find(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = backends_.find(name);

@@ -32,6 +32,8 @@ class PatternTableRegistry {
   /// Appends `entries` to `compiler`'s table (earlier entries are tried first, so
   /// register longer patterns before their prefixes).
   void RegisterPatterns(const std::string& compiler, std::vector<PatternTableEntry> entries);
+  /// Replaces `compiler`'s pattern table (its op-support predicates stay).
+  void ReplacePatterns(const std::string& compiler, std::vector<PatternTableEntry> entries);
   /// Declares that `compiler` supports calls of `op` that pass `predicate`; an unknown
   /// op is a not-found error, a second predicate for the same op an internal error.
   void RegisterOpSupport(const std::string& compiler, const std::string& op,

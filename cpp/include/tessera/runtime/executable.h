@@ -159,6 +159,11 @@ class Executor {
   /// arrays). Throws a value error for unknown/missing names (listing the expected
   /// ones) and a type error naming the input for a wrong shape or dtype.
   std::vector<NDArray> Run(const std::map<std::string, NDArray>& inputs);
+  /// Runs @main writing the flattened outputs into caller buffers (`outputs[k]`: dense,
+  /// the k-th output's shape and dtype), without allocating them; returns the outputs as
+  /// arrays borrowing those buffers. Errors as Run.
+  std::vector<NDArray> RunInto(const std::map<std::string, NDArray>& inputs,
+                               void* const* outputs);
   /// Runs `repeat` times timing each kernel call.
   ProfileReport Profile(const std::map<std::string, NDArray>& inputs, int repeat = 10);
   /// Runs `warmup` untimed times, then takes `repeat` samples of `number` runs each (a

@@ -53,6 +53,13 @@ class BackendRegistry {
   /// Adds `backend` and registers its module loader under its name; throws a value
   /// error when the name is taken.
   void Register(Backend backend);
+  /// Registers `backend`, replacing an earlier registration of the name unless that one
+  /// is built in (a value error then). Replaced entries stay alive (pointers from Find
+  /// remain valid).
+  void RegisterOrReplace(Backend backend);
+  /// Whether `name` is one of the backends Tessera itself defines (native, interp, dnnl,
+  /// blas, whether or not this build has them).
+  static bool IsBuiltinName(const std::string& name);
   /// The backend named `name`, or nullptr. Entries are never removed.
   const Backend* Find(const std::string& name) const;
   /// The backend named `name`; throws a not-found error listing the known ones.
@@ -63,6 +70,7 @@ class BackendRegistry {
  private:
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Backend>> backends_;
+  std::vector<std::unique_ptr<Backend>> replaced_;
 };
 
 /// Registers every built-in backend (one line per backend in builtin_backends.cc).

@@ -1,0 +1,86 @@
+// External backends compiled by the native code generator: registration and the
+// partition compiler (Composite functions inlined, the partition built as a program).
+#include "tessera/backend/external_native.h"
+
+#include <unordered_map>
+
+#include "tessera/backend/build.h"
+#include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/ir/visitor.h"
+#include "tessera/runtime/executable_module.h"
+#include "tessera/support/error.h"
+#include "tessera/target/backend_registry.h"
+#include "tessera/transform/infer_type.h"
+
+namespace tessera {
+
+namespace {
+
+/// Replaces every call of a Composite function literal by the function's body.
+class CompositeInliner : public ExprMutator {
+ protected:
+  Expr Rewrite(const Expr&, const Expr& rebuilt) override {
+    const auto* call = rebuilt.as<CallNode>();
+    const auto* fn = call ? call->callee.as<FunctionNode>() : nullptr;
+    if (!fn || !fn->attrs.Has(attr::kComposite)) return rebuilt;
+    std::unordered_map<const VarNode*, Expr> bind;
+    for (size_t i = 0; i < fn->params.size() && i < call->args.size(); ++i)
+      bind[fn->params[i].get()] = call->args[i];
+    return Substitute(fn->body, bind);
+  }
+};
+
+}  // namespace
+
+runtime::Module CompilePartitionNatively(const Function& func, const std::string& symbol,
+                                         const Target& target) {
+  Attrs attrs{{attr::kPrimitive, AttrValue(int64_t{1})}};
+  Function kernel =
+      MakeFunction(func->params, CompositeInliner().Mutate(func->body), func->ret_type, attrs);
+  // @main takes the kernel ABI's buffers: every parameter, tuples flattened.
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (const Var& p : func->params) {
+    Type t = p->type_annotation.defined() ? p->type_annotation : p->checked_type_or_null();
+    if (const auto* tt = t.as<TupleTypeNode>()) {
+      std::vector<Expr> fields;
+      for (const Type& f : tt->fields) {
+        params.push_back(MakeVar("p" + std::to_string(params.size()), f));
+        fields.push_back(params.back());
+      }
+      args.push_back(MakeTuple(std::move(fields)));
+    } else {
+      params.push_back(MakeVar("p" + std::to_string(params.size()), t));
+      args.push_back(params.back());
+    }
+  }
+  IRModule mod = InferTypes(IRModule::FromExpr(MakeFunction(params, MakeCall(kernel, args))));
+  Target host("native");
+  if (target.HasAttr("num_threads") && target.attrs().count("num_threads"))
+    host.Set("num_threads", std::to_string(target.GetInt("num_threads")));
+  auto exe = BuildLowered(LowerModuleToTIR(mod), {host});
+  return std::make_shared<runtime::ExecutableModuleNode>(exe, symbol);
+}
+
+void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEntry> patterns,
+                             const std::string& compile_with) {
+  if (name.empty() || name.find_first_of(" .;,=") != std::string::npos)
+    TS_THROW(kValue) << "external backend name '" << name
+                     << "' must be non-empty without spaces, dots, commas, ';' or '='";
+  if (BackendRegistry::IsBuiltinName(name))
+    TS_THROW(kValue) << "backend '" << name << "' is built in and cannot be replaced";
+  if (compile_with != "native")
+    TS_THROW(kValue) << "external backend '" << name << "': compile_with must be \"native\", got '"
+                     << compile_with << "'";
+  for (PatternTableEntry& e : patterns)
+    if (e.label.rfind(name + ".", 0) != 0) e.label = name + "." + e.label;
+  Backend b;
+  b.name = name;
+  b.description = "external backend from a pattern table, compiled by the native code generator";
+  b.attrs = {CpuTargetAttrs().front()};  // num_threads
+  b.external_codegen = CompilePartitionNatively;
+  BackendRegistry::Global().RegisterOrReplace(std::move(b));
+  PatternTableRegistry::Global().ReplacePatterns(name, std::move(patterns));
+}
+
+}  // namespace tessera
