@@ -6,6 +6,7 @@
 
 #include "c_api_internal.h"
 #include "tessera/backend/build.h"
+#include "tessera/collage/report.h"
 #include "tessera/target/backend_registry.h"
 
 using namespace tessera::capi;
@@ -170,6 +171,30 @@ TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_n
     tessera::runtime::ProfileReport report =
         executable->executor->Profile(NamedInputs(input_names, inputs, num_inputs), repeat);
     Emit(report.table, callback, user_data);
+  });
+}
+
+TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,
+                               void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(executable->exe->collage_report(), callback, user_data); });
+}
+
+TsStatus TsCollageReportRender(const char* report_json, const char* format, double measured_ms,
+                               TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(report_json);
+  TS_REQUIRE(format);
+  TS_REQUIRE(callback);
+  return Guard([&] {
+    std::string f = format;
+    if (f == "text")
+      Emit(tessera::collage::ReportToText(report_json, measured_ms), callback, user_data);
+    else if (f == "html")
+      Emit(tessera::collage::ReportToHtml(report_json, measured_ms), callback, user_data);
+    else
+      TS_THROW(kValue) << "TsCollageReportRender: format must be \"text\" or \"html\", got '"
+                       << f << "'";
   });
 }
 

@@ -179,6 +179,18 @@ TS_CAPI_EXPORT TsStatus TsExecutableBenchmark(TsExecutable executable,
 TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
                                             const TsTensor* inputs, size_t num_inputs, int repeat,
                                             TsStringCallback callback, void* user_data);
+/** Passes the report (JSON) of the Collage search that chose the executable's kernels to
+ *  `callback`: per kernel its ops, backend, estimated cost and best rejected alternative,
+ *  the estimated total and the guard's end-to-end timings. Built with a context whose
+ *  config has {"collage.enable": true}; without Collage the callback gets "". */
+TS_CAPI_EXPORT TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,
+                                              void* user_data);
+/** Renders a Collage report (from TsExecutableGetReport) as "text" or "html" (an SVG of
+ *  the graph when Graphviz `dot` is installed). `measured_ms` >= 0 adds the measured
+ *  latency and the additive error. A damaged report fails with TS_ERROR_PARSE. */
+TS_CAPI_EXPORT TsStatus TsCollageReportRender(const char* report_json, const char* format,
+                                              double measured_ms, TsStringCallback callback,
+                                              void* user_data);
 /** Releases an executable (NULL is ignored). */
 TS_CAPI_EXPORT void TsExecutableDestroy(TsExecutable executable);
 

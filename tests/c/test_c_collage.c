@@ -1,0 +1,116 @@
+/* Collage from C: TsBuild with several targets under a context with collage.enable, the
+ * report as JSON and rendered, outputs checked against the interpreter. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/c_api.h"
+
+static int passed = 0, failed = 0;
+
+#define CHECK(COND)                                                                      \
+  do {                                                                                   \
+    if (COND) {                                                                          \
+      ++passed;                                                                          \
+    } else {                                                                             \
+      ++failed;                                                                          \
+      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__,  \
+              #COND, TsGetLastError());                                                  \
+    }                                                                                    \
+  } while (0)
+
+typedef struct {
+  char* text;
+  size_t length;
+} Buffer;
+
+static void append(const char* data, size_t length, void* user) {
+  Buffer* b = (Buffer*)user;
+  b->text = (char*)realloc(b->text, b->length + length + 1);
+  memcpy(b->text + b->length, data, length);
+  b->length += length;
+  b->text[b->length] = '\0';
+}
+
+static const char* kModel =
+    "def @main(%x: Tensor[(4, 16), float32], %w: Tensor[(8, 16), float32]) {\n"
+    "  %0 = nn.dense(%x, %w);\n"
+    "  %1 = nn.relu(%0);\n"
+    "  nn.softmax(%1)\n"
+    "}\n";
+
+int main(void) {
+  static const TsDType f32 = {2, 32, 1};
+  float x[64], w[128];
+  for (int i = 0; i < 64; ++i) x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+  for (int i = 0; i < 128; ++i) w[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
+  int64_t xs[2] = {4, 16}, ws[2] = {8, 16};
+  TsTensor inputs[2] = {NULL, NULL};
+  CHECK(TsTensorFromBuffer(x, xs, 2, f32, &inputs[0]) == TS_OK);
+  CHECK(TsTensorFromBuffer(w, ws, 2, f32, &inputs[1]) == TS_OK);
+  const char* names[2] = {"x", "w"};
+
+  TsModule mod = NULL;
+  CHECK(TsModuleParse(kModel, (size_t)-1, &mod) == TS_OK);
+  TsTensor want[1] = {NULL};
+  size_t n = 0;
+  CHECK(TsModuleRunMain(mod, names, inputs, 2, want, 1, &n) == TS_OK && n == 1);
+
+  /* Several targets: native plus whatever libraries this build has. */
+  TsTarget targets[3] = {NULL, NULL, NULL};
+  size_t num_targets = 0;
+  CHECK(TsTargetParse("native -num_threads=1", &targets[num_targets++]) == TS_OK);
+  if (TsTargetParse("dnnl", &targets[num_targets]) == TS_OK) ++num_targets;
+  if (TsTargetParse("blas", &targets[num_targets]) == TS_OK) ++num_targets;
+
+  TsPassContext ctx = NULL;
+  CHECK(TsPassContextCreate(3, NULL, 0, NULL, 0,
+                            "{\"collage.enable\": true, \"collage.native_max_depth\": 2, "
+                            "\"collage.byoc_max_depth\": 2}",
+                            &ctx) == TS_OK);
+  TsExecutable exe = NULL;
+  CHECK(TsBuild(mod, targets, num_targets, ctx, &exe) == TS_OK);
+  if (exe) {
+    Buffer report = {NULL, 0};
+    CHECK(TsExecutableGetReport(exe, append, &report) == TS_OK);
+    CHECK(report.text && strstr(report.text, "\"estimator\":\"measure\"") != NULL);
+    CHECK(report.text && strstr(report.text, "\"guard\"") != NULL);
+    Buffer text = {NULL, 0}, html = {NULL, 0};
+    CHECK(TsCollageReportRender(report.text, "text", -1, append, &text) == TS_OK);
+    CHECK(text.text && strstr(text.text, "Collage partition") != NULL);
+    CHECK(TsCollageReportRender(report.text, "html", 1.0, append, &html) == TS_OK);
+    CHECK(html.text && strncmp(html.text, "<!DOCTYPE html>", 15) == 0);
+    CHECK(TsCollageReportRender("{not json", "text", -1, append, &text) == TS_ERROR_PARSE);
+    CHECK(TsCollageReportRender(report.text, "pdf", -1, append, &text) == TS_ERROR_VALUE);
+    free(report.text);
+    free(text.text);
+    free(html.text);
+
+    TsTensor got[1] = {NULL};
+    CHECK(TsExecutableRun(exe, names, inputs, 2, got, 1, &n) == TS_OK && n == 1);
+    float *a = NULL, *b = NULL;
+    if (want[0] && got[0]) {
+      TsTensorGetInfo(want[0], (void**)&a, NULL, NULL, NULL);
+      TsTensorGetInfo(got[0], (void**)&b, NULL, NULL, NULL);
+      int close = 1;
+      for (int i = 0; i < 32; ++i) close &= fabsf(a[i] - b[i]) <= 1e-4f * (1.0f + fabsf(a[i]));
+      CHECK(close);
+    }
+    TsTensorDestroy(got[0]);
+  }
+  /* A bad config value is refused when the context is made. */
+  TsPassContext bad = NULL;
+  CHECK(TsPassContextCreate(3, NULL, 0, NULL, 0, "{\"collage.search\": \"beam\"}", &bad) ==
+        TS_ERROR_VALUE);
+
+  TsExecutableDestroy(exe);
+  TsPassContextDestroy(ctx);
+  for (size_t i = 0; i < num_targets; ++i) TsTargetDestroy(targets[i]);
+  TsTensorDestroy(want[0]);
+  TsTensorDestroy(inputs[0]);
+  TsTensorDestroy(inputs[1]);
+  TsModuleDestroy(mod);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
