@@ -61,7 +61,9 @@ def main():
             configs["dnnl"] = "native -num_threads=1 -compiler=dnnl"
         if "blas" in have:
             configs["blas"] = "native -num_threads=1 -libs=blas"
-        exes = {label: tessera.build(mod, target=t) for label, t in configs.items()}
+        # Every configuration under the same context (opt_level 3: FoldScaleAxis runs).
+        with transform.PassContext(opt_level=3):
+            exes = {label: tessera.build(mod, target=t) for label, t in configs.items()}
         collage_targets = ["native -num_threads=1"] + [lib for lib in ("dnnl", "blas") if lib in have]
         t0 = time.perf_counter()
         with transform.PassContext(opt_level=3, config={"collage.enable": True,
@@ -92,6 +94,7 @@ def main():
             "estimated_total_us": data["estimated_total_us"],
             "additive_error_us": ms["collage"] * 1e3 - data["estimated_total_us"],
             "guard_chosen": guard.get("chosen", "off"),
+            "guard_latency_ms": guard.get("latency_ms", {}),
             "kernels_by_backend": {},
             "max_rel_error": errors,
         }

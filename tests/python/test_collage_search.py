@@ -137,3 +137,10 @@ def test_collage_measures_by_default(tessera_cli, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "estimator: measure" in r.stdout and "guard" in r.stdout
     assert html.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_mock_budget_exceeded_stops_the_search():
+    """The mock's max_estimates is a hard limit (TVM's semantics): an internal error."""
+    mock = collage.MockCostEstimator({"native": 1.0}, max_estimates=1)
+    with ctx(), pytest.raises(tessera.TesseraInternalError, match="more than 1 estimates"):
+        collage.CollagePartition("native", mock)(tessera.parse(CHAIN))

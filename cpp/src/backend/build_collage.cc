@@ -64,11 +64,20 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
   if (targets.empty()) TS_THROW(kValue) << "build needs at least one target (e.g. \"native\")";
   PassContext ctx = PassContext::Current();
   Target host = HostTarget(targets);
+  // A library given as a target of its own runs with the host's thread count unless it
+  // names one (["native -num_threads=1", "dnnl"] is one thread throughout).
+  std::vector<Target> given;
+  for (Target t : targets) {
+    if (!CompilesWholeModels(t) && t.HasAttr("num_threads") && !t.attrs().count("num_threads") &&
+        host.attrs().count("num_threads"))
+      t.Set("num_threads", std::to_string(host.GetInt("num_threads")));
+    given.push_back(std::move(t));
+  }
   std::vector<Target> build_targets{host};
-  for (const Target& t : targets)
+  for (const Target& t : given)
     if (!CompilesWholeModels(t)) build_targets.push_back(t);
   std::string joined;
-  for (const Target& t : targets) joined += (joined.empty() ? "" : ";") + t.ToString();
+  for (const Target& t : given) joined += (joined.empty() ? "" : ";") + t.ToString();
 
   Pass partition = Sequential(
       {InferTypePass(), InlineComposites(), InferTypePass(), SimplifyInference(), FoldConstant(),
@@ -95,7 +104,7 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
                                             ctx.disabled_pass(), config, ctx.instruments());
       PassContext::Scope scope(off);
       std::vector<std::pair<std::string, Target>> fixed{{"native", host}};
-      for (const std::string& library : Libraries(targets)) {
+      for (const std::string& library : Libraries(given)) {
         Target t = host;
         t.Set("compiler", library);
         fixed.emplace_back("partition_for_" + library, t);

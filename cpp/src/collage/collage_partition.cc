@@ -89,8 +89,10 @@ std::vector<PartitionSpecPtr> WithOpaqueSingles(std::vector<PartitionSpecPtr> sp
   return specs;
 }
 
-/// TVM's pruning heuristic, keyed on (spec, sub-graph): repeatedly keep the candidates no
-/// other candidate of the same spec contains, dropping kept ones that overlap others.
+/// TVM's pruning heuristic, keyed on (spec, sub-graph): keep the candidates no other
+/// candidate of the same spec contains; then set aside the kept ones that overlap another
+/// kept one (with other nodes), which lets the candidates they contained become maximal
+/// in the next round; until no round keeps anything new. Host candidates all stay.
 std::vector<CandidatePartition> Prune(std::vector<CandidatePartition> candidates) {
   std::vector<CandidatePartition> host, pruned, rest;
   for (CandidatePartition& c : candidates) (IsHost(c) ? host : rest).push_back(std::move(c));
@@ -98,24 +100,27 @@ std::vector<CandidatePartition> Prune(std::vector<CandidatePartition> candidates
     return a.spec_name() == b.spec_name() && b.sub_graph.inside().IsSubset(a.sub_graph.inside()) &&
            a.sub_graph.inside() != b.sub_graph.inside();
   };
+  auto kept = [&](const CandidatePartition& c) {
+    return std::find(pruned.begin(), pruned.end(), c) != pruned.end();
+  };
   while (true) {
     size_t before = pruned.size();
-    for (const CandidatePartition& c : rest) {
-      bool maximal = std::none_of(rest.begin(), rest.end(),
-                                  [&](const CandidatePartition& d) { return contains(d, c); });
-      if (maximal && std::find(pruned.begin(), pruned.end(), c) == pruned.end()) pruned.push_back(c);
-    }
+    for (const CandidatePartition& c : rest)
+      if (!kept(c) && std::none_of(rest.begin(), rest.end(),
+                                   [&](const CandidatePartition& d) { return contains(d, c); }))
+        pruned.push_back(c);
     if (pruned.size() == before) break;
     std::vector<CandidatePartition> next;
     for (const CandidatePartition& c : rest) {
-      bool kept = std::find(pruned.begin(), pruned.end(), c) != pruned.end();
-      bool overlaps = std::any_of(rest.begin(), rest.end(), [&](const CandidatePartition& d) {
-        return d.sub_graph.inside().Intersects(c.sub_graph.inside()) &&
-               d.sub_graph.inside() != c.sub_graph.inside();
-      });
-      if (!(kept && overlaps)) next.push_back(c);
+      bool overlaps_kept = kept(c) && std::any_of(pruned.begin(), pruned.end(),
+                                                  [&](const CandidatePartition& p) {
+                                                    return p.sub_graph.inside().Intersects(
+                                                               c.sub_graph.inside()) &&
+                                                           p.sub_graph.inside() !=
+                                                               c.sub_graph.inside();
+                                                  });
+      if (!overlaps_kept) next.push_back(c);
     }
-    if (next.size() == rest.size()) break;
     rest = std::move(next);
   }
   pruned.insert(pruned.end(), host.begin(), host.end());

@@ -42,6 +42,8 @@ std::vector<EstimateResult> CostEstimator::EstimateAll(const std::vector<Estimat
         TS_THROW(kValue) << "estimator '" << name() << "' returned a negative cost "
                          << results[i].cost;
     } catch (const Error& e) {
+      // An internal error is a bug (or the mock's exhausted budget): it stops the search.
+      if (e.kind() == ErrorKind::kInternal) throw;
       results[i].cost = kInvalidCost;
       results[i].error = e.what();
     }
