@@ -57,6 +57,7 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
     o.fusion_styles.emplace(library, style);  // the first entry for a library wins
   }
   o.prune = ctx.GetConfigBool("collage.prune");
+  o.coalesce = ctx.GetConfigBool("collage.coalesce");
   o.launch_penalty_us = ctx.GetConfig("collage.launch_penalty_us").AsFloat();
   const std::string& search = ctx.GetConfig("collage.search").AsString();
   if (search != "dp")
@@ -230,7 +231,8 @@ class Partitioner {
                                         Attrs{{attr::kPrimitive, AttrValue(int64_t{1})}}});
     }
     std::vector<std::pair<IndexSet, std::string>> lib_names;
-    for (const CandidatePartition& c : MaxCoalesce(graph, libs)) {
+    if (options_.coalesce) libs = MaxCoalesce(graph, libs);
+    for (const CandidatePartition& c : libs) {
       for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs()) {
         std::string name = names.Fresh({c.spec->compiler, n.sub_graph.label()});
         nested.push_back(NestedSubGraph{n.sub_graph, n.attrs.With(attr::kGlobalSymbol, name)});

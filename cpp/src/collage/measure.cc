@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "tessera/backend/build.h"
@@ -23,6 +25,7 @@ MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
   o.repeat = static_cast<int>(ctx.GetConfig("collage.measure_repeat").AsInt());
   o.number = static_cast<int>(ctx.GetConfig("collage.measure_number").AsInt());
   o.percentile = ctx.GetConfig("collage.measure_percentile").AsFloat();
+  o.flush_cache = ctx.GetConfigBool("collage.measure_flush_cache");
   return o;
 }
 
@@ -34,7 +37,34 @@ int MeasureThreads(const Target& target) {
   return 1;
 }
 
+namespace {
+
+/// Bytes that evict a core's private caches: twice its level-2 cache (from sysfs; 1 MiB
+/// when unknown), at least 4 MiB. In a model a kernel's inputs and weights were last
+/// touched by other kernels, so they come from the shared cache or memory, not from the
+/// core's own caches as when one kernel runs again and again; evicting the whole shared
+/// cache (hundreds of MiB on some servers) would cost more than the kernels.
+size_t FlushBytes() {
+  size_t l2 = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+    int level = 0;
+    std::string text;
+    if (!(level_file >> level) || level != 2 || !(size_file >> text) || text.empty()) continue;
+    size_t value = std::strtoull(text.c_str(), nullptr, 10);
+    if (text.back() == 'K') value <<= 10;
+    if (text.back() == 'M') value <<= 20;
+    l2 = std::max(l2, value);
+  }
+  if (l2 == 0) l2 = size_t{1} << 20;
+  return std::max<size_t>(2 * l2, size_t{4} << 20);
+}
+
+}  // namespace
+
 MeasuringCostEstimator::MeasuringCostEstimator(MeasureOptions options) : options_(options) {
+  if (options_.flush_cache) flush_buffer_.assign(FlushBytes(), 1);
   if (options_.repeat < 1) TS_THROW(kValue) << "collage.measure_repeat must be >= 1";
   if (options_.number < 0) TS_THROW(kValue) << "collage.measure_number must be >= 0";
   if (!(options_.percentile >= 0 && options_.percentile <= 100))
@@ -43,7 +73,7 @@ MeasuringCostEstimator::MeasuringCostEstimator(MeasureOptions options) : options
 }
 
 double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& exe,
-                                    int num_threads) const {
+                                    int num_threads, bool cold) const {
   runtime::ExecutorOptions eo;
   eo.num_threads = num_threads;
   runtime::Executor executor(exe, eo);
@@ -55,7 +85,19 @@ double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& 
                    ? options_.number
                    : static_cast<int>(std::clamp(std::ceil(1.0 / first_ms), 1.0, 1000.0));
   int warmup = static_cast<int>(std::clamp(std::ceil(5.0 / first_ms), 1.0, 200.0));
-  runtime::BenchmarkResult r = executor.Benchmark(inputs, warmup, options_.repeat, number);
+  std::function<void()> flush;
+  int repeat = options_.repeat;
+  if (cold && !flush_buffer_.empty()) {
+    // Every timed run starts with cold caches; single runs are noisier, so take more.
+    number = 1;
+    warmup = std::min(warmup, 3);
+    repeat = std::max(repeat, 9);
+    flush = [this] {
+      volatile char* p = const_cast<volatile char*>(flush_buffer_.data());
+      for (size_t i = 0; i < flush_buffer_.size(); i += 64) p[i] = static_cast<char>(p[i] + 1);
+    };
+  }
+  runtime::BenchmarkResult r = executor.Benchmark(inputs, warmup, repeat, number, flush);
   const std::vector<double>& s = r.samples_ms;
   double pos = options_.percentile / 100.0 * static_cast<double>(s.size() - 1);
   size_t lo = static_cast<size_t>(std::floor(pos));
@@ -239,7 +281,7 @@ double MeasuringCostEstimator::LaunchPenalty(const Target& target) {
   std::vector<Target> targets{Target("native")};
   auto one = BuildLowered(LowerModuleToTIR(chain(1)), targets);
   auto many = BuildLowered(LowerModuleToTIR(chain(17)), targets);
-  double t1 = Time(one, threads), t17 = Time(many, threads);
+  double t1 = Time(one, threads, false), t17 = Time(many, threads, false);
   double penalty = std::max(0.0, (t17 - t1) / 16.0);
   LogDebug("collage: launch penalty " + CostToString(penalty) + " on " + std::to_string(threads) +
            " thread(s)");

@@ -65,7 +65,8 @@ ProfileReport Executor::Profile(const std::map<std::string, NDArray>& inputs, in
 }
 
 BenchmarkResult Executor::Benchmark(const std::map<std::string, NDArray>& inputs, int warmup,
-                                    int repeat, int number) {
+                                    int repeat, int number,
+                                    const std::function<void()>& before_sample) {
   if (repeat < 1 || warmup < 0 || number < 1)
     TS_THROW(kValue) << "benchmark: needs warmup >= 0, repeat >= 1 and number >= 1, got "
                      << warmup << ", " << repeat << " and " << number;
@@ -73,6 +74,7 @@ BenchmarkResult Executor::Benchmark(const std::map<std::string, NDArray>& inputs
   for (int i = 0; i < warmup; ++i) RunImpl(inputs, nullptr, &outputs);
   std::vector<double> times;
   for (int i = 0; i < repeat; ++i) {
+    if (before_sample) before_sample();
     auto start = std::chrono::steady_clock::now();
     for (int k = 0; k < number; ++k) RunImpl(inputs, nullptr, &outputs);
     times.push_back(

@@ -59,6 +59,8 @@ ConfigRegistry& Configs() {
         });
     add("collage.prune", AttrValue::Kind::kBool, false,
         "Collage: keep only maximal candidates before estimating (TVM's heuristic)");
+    add("collage.coalesce", AttrValue::Kind::kBool, true,
+        "Collage: merge touching winners of one library into one partition (TVM's MaxCoalesce)");
     add("collage.launch_penalty_us", AttrValue::Kind::kFloat, -1.0,
         "Collage: microseconds added per kernel launch (negative: measured per target)");
     add("collage.search", AttrValue::Kind::kString, "dp",
@@ -80,6 +82,9 @@ ConfigRegistry& Configs() {
           if (!(v.AsFloat() >= 0 && v.AsFloat() <= 100))
             TS_THROW(kValue) << "must be in [0, 100], got " << v.AsFloat();
         });
+    add("collage.measure_flush_cache", AttrValue::Kind::kBool, true,
+        "Collage: evict the caches before every timed run of a candidate (as in a model, "
+        "where weights and inputs come from memory)");
     add("collage.guard", AttrValue::Kind::kBool, true,
         "Collage: time the chosen partition end to end against native-only and each "
         "library's classic partitioning, and keep the fastest");

@@ -23,6 +23,7 @@ struct CollageOptions {
   /// collage.byoc_fusion_style: per library; libraries not listed use kArbitraryFusion.
   std::map<std::string, ByocFusionStyle> fusion_styles;
   bool prune = false;             ///< collage.prune
+  bool coalesce = true;           ///< collage.coalesce: merge touching library winners
   double launch_penalty_us = -1;  ///< collage.launch_penalty_us; < 0: measured per target
   std::string estimator = "measure";  ///< collage.estimator
   /// The options `ctx` gives (its values were validated when it was created).

@@ -21,6 +21,9 @@ struct MeasureOptions {
   int number = 0;           ///< runs per sample; 0: enough runs for ~1 ms per sample
   double percentile = 50;   ///< which percentile of the samples is the cost (50: median)
   int batch_size = 24;      ///< native kernels compiled per compiler run
+  /// Evict the caches before every timed run (number becomes 1): in a model a kernel's
+  /// weights and often its inputs come from memory, not from the previous run's cache.
+  bool flush_cache = true;
   /// The options the config keys collage.measure_repeat / _number / _percentile give.
   static MeasureOptions FromContext(const PassContext& ctx);
 };
@@ -41,13 +44,15 @@ class MeasuringCostEstimator : public CostEstimator {
   const MeasureOptions& options() const { return options_; }
 
   /// Seconds per run of `exe`'s @main on random inputs with `num_threads` threads, timed
-  /// as the options say.
-  double Time(const std::shared_ptr<runtime::Executable>& exe, int num_threads) const;
+  /// as the options say (`cold` false: without flushing the caches even when configured).
+  double Time(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
+              bool cold = true) const;
 
  private:
   MeasureOptions options_;
   std::mutex mutex_;
   std::map<int, double> launch_penalty_;  // by thread count
+  std::vector<char> flush_buffer_;         // written through to evict the caches
 };
 
 /// The thread count candidates for `target` are measured with: its `-num_threads` when

@@ -2,6 +2,7 @@
 // the runtime module holding the kernels; Executor runs it. Saved as one file.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -169,8 +170,10 @@ class Executor {
   /// Runs `warmup` untimed times, then takes `repeat` samples of `number` runs each (a
   /// sample is their mean). Output buffers are allocated once for all runs, so the times
   /// are the kernels' and the executor's, not the allocator's.
+  /// `before_sample` (optional) runs untimed before each sample (e.g. to flush caches).
   BenchmarkResult Benchmark(const std::map<std::string, NDArray>& inputs, int warmup = 3,
-                            int repeat = 10, int number = 1);
+                            int repeat = 10, int number = 1,
+                            const std::function<void()>& before_sample = nullptr);
 
   const Executable& executable() const { return *exe_; }
   ThreadPool& pool() const { return *pool_; }
