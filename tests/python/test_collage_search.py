@@ -132,10 +132,11 @@ def test_collage_measures_by_default(tessera_cli, tmp_path):
     html = tmp_path / "p.html"
     r = subprocess.run([str(tessera_cli), "collage", "explain", str(model), "--target",
                         "native -num_threads=1", "-o", str(html),
-                        "--config", "collage.native_max_depth=2"],
+                        "--config", "collage.native_max_depth=2", "--config", "collage.refine=1"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "estimator: measure" in r.stdout and "guard" in r.stdout
+    assert "refinement: round 0" in r.stdout
     assert html.read_text().startswith("<!DOCTYPE html>")
 
 

@@ -9,6 +9,9 @@
 #include <set>
 #include <unordered_map>
 
+#include "tessera/backend/build.h"
+#include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/collage/measure.h"
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/search.h"
 #include "tessera/ir/printer.h"
@@ -58,6 +61,7 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
   }
   o.prune = ctx.GetConfigBool("collage.prune");
   o.coalesce = ctx.GetConfigBool("collage.coalesce");
+  o.refine = static_cast<int>(ctx.GetConfig("collage.refine").AsInt());
   o.launch_penalty_us = ctx.GetConfig("collage.launch_penalty_us").AsFloat();
   const std::string& search = ctx.GetConfig("collage.search").AsString();
   if (search != "dp")
@@ -168,11 +172,62 @@ class Partitioner {
     report_["functions"] = json::array();
   }
 
+  /// The partitioned module. With collage.refine and a measuring estimator, the chosen
+  /// program is then built and profiled, every backend's costs are scaled by how much
+  /// slower (or faster) its kernels ran in the program than alone, and the search runs
+  /// again on the same measurements; the faster program end to end is kept.
   IRModule Run(const IRModule& input) {
     auto start = std::chrono::steady_clock::now();
+    IRModule best = Once(input);
+    json best_report = report_;
+    auto* measuring = dynamic_cast<MeasuringCostEstimator*>(estimator_.get());
+    if (options_.refine > 0 && measuring) {
+      std::map<std::string, double> in_model;
+      double best_ms = ProgramTime(*measuring, best, in_model);
+      json log = json::array();
+      log.push_back({{"round", 0}, {"scale", json::object()}, {"measured_ms", best_ms}});
+      for (int round = 1; round <= options_.refine; ++round) {
+        std::map<std::string, double> estimated;  // raw kernel costs by backend, ms
+        for (const json& f : report_["functions"])
+          for (const json& k : f["kernels"])
+            if (k["cost_us"].get<double>() >= 0)
+              estimated[k["backend"].get<std::string>()] += k["cost_us"].get<double>() * 1e-3;
+        json scale = json::object();
+        for (const auto& [backend, ms] : estimated) {
+          auto it = in_model.find(backend);
+          if (it == in_model.end() || ms <= 0) continue;
+          scale_[backend] = std::clamp(it->second / ms, 0.25, 4.0);
+          scale[backend] = scale_[backend];
+        }
+        IRModule next = Once(input);
+        std::map<std::string, double> next_in_model;
+        double ms = ProgramTime(*measuring, next, next_in_model);
+        log.push_back({{"round", round}, {"scale", scale}, {"measured_ms", ms}});
+        LogInfo("collage: refinement round " + std::to_string(round) + ": " +
+                std::to_string(ms) + " ms (before: " + std::to_string(best_ms) + " ms)");
+        if (ms >= best_ms) break;
+        best = next;
+        best_ms = ms;
+        best_report = report_;
+        in_model = std::move(next_in_model);
+      }
+      best_report["refinement"] = log;
+    } else if (options_.refine > 0) {
+      best_report["refinement"] = "skipped: collage.refine needs the measuring estimator";
+    }
+    best_report["search_seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return best.WithAttr("collage.report", AttrValue(best_report.dump()));
+  }
+
+ private:
+  /// One search over every function with the current cost scales; fills report_.
+  IRModule Once(const IRModule& input) {
     IRModule mod = InferTypes(input);
+    report_["functions"] = json::array();
+    num_candidates_ = 0;
+    report_["scale"] = scale_;
     NameSupply names("collage");
-    std::map<std::string, std::string> requested;  // function name -> its kernels' names
     for (const auto& [name, base] : mod.functions()) {
       const auto* fn = base.as<FunctionNode>();
       if (!fn || GetIntAttr(fn, attr::kPrimitive) != 0 || fn->attrs.Has(attr::kCompiler) ||
@@ -193,9 +248,27 @@ class Partitioner {
     report_["estimated_total_us"] = total;
     report_["candidates"] = num_candidates_;
     report_["estimated"] = keys_.size();
-    report_["search_seconds"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return mod.WithAttr("collage.report", AttrValue(report_.dump()));
+    return mod;
+  }
+
+  /// Median ms per run of the partitioned program, and the ms per run its kernels of each
+  /// backend (module kind) took, from a profile.
+  double ProgramTime(const MeasuringCostEstimator& measuring, const IRModule& mod,
+                     std::map<std::string, double>& by_backend) {
+    std::vector<Target> targets{HostTarget(targets_)};
+    for (const PartitionSpecPtr& s : specs_)
+      if (!s->compiler.empty()) targets.push_back(s->target);
+    auto exe = BuildLowered(LowerModuleToTIR(mod), targets);
+    runtime::ExecutorOptions eo;
+    eo.num_threads = MeasureThreads(targets.front());
+    runtime::Executor executor(exe, eo);
+    auto inputs = runtime::RandomInputs(*exe);
+    const int repeat = 5;
+    runtime::ProfileReport profile = executor.Profile(inputs, repeat);
+    for (const runtime::ProfileRow& row : profile.rows)
+      by_backend[row.module_kind] += row.total_ms / repeat;
+    (void)measuring;
+    return executor.Benchmark(inputs, 2, 10).median_ms;
   }
 
  private:
@@ -215,7 +288,7 @@ class Partitioner {
     Estimate(graph, cands, reasons);
     std::vector<double> edge(cands.size());
     for (size_t i = 0; i < cands.size(); ++i)
-      edge[i] = IsHost(cands[i]) ? 0.0 : cands[i].cost + penalty_[cands[i].spec_name()];
+      edge[i] = IsHost(cands[i]) ? 0.0 : cands[i].cost * Scale(cands[i]) + penalty_[cands[i].spec_name()];
     std::vector<size_t> winners = SearchCheapestCover(graph, cands, edge, reasons);
 
     // Library winners that touch merge into one partition (fewer transitions).
@@ -242,6 +315,12 @@ class Partitioner {
     Function rewritten = ParallelRewrite(graph, nested);
     report_["functions"].push_back(Describe(fname, graph, cands, edge, reasons, winners, lib_names));
     return rewritten;
+  }
+
+  /// The factor a candidate's cost is scaled by (1 until a refinement round sets it).
+  double Scale(const CandidatePartition& c) const {
+    auto it = scale_.find(c.spec->target.kind());
+    return it == scale_.end() ? 1.0 : it->second;
   }
 
   /// Fills every candidate's cost: host ones are free, the others estimated once per
@@ -379,6 +458,7 @@ class Partitioner {
   CollageOptions options_;
   std::vector<PartitionSpecPtr> specs_;
   std::map<std::string, double> penalty_;
+  std::map<std::string, double> scale_;  // by backend kind: in-program / alone (refinement)
   std::map<std::string, EstimateResult> keys_;
   size_t num_candidates_ = 0;
   json report_;

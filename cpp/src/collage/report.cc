@@ -165,6 +165,19 @@ std::string ReportToText(const std::string& report_json, double measured_ms) {
        << " us; additive error (measured - estimated): " << measured_ms * 1e3 - estimated
        << " us\n";
   }
+  if (r.contains("refinement")) {
+    const json& refinement = r["refinement"];
+    os << "refinement:";
+    if (refinement.is_string()) os << " " << refinement.get<std::string>();
+    if (refinement.is_array())
+      for (const json& round : refinement) {
+        os << " round " << round.value("round", 0);
+        for (const auto& [backend, factor] : round["scale"].items())
+          os << " " << backend << "x" << std::setprecision(2) << factor.get<double>();
+        os << " " << std::setprecision(3) << round.value("measured_ms", 0.0) << " ms;";
+      }
+    os << "\n";
+  }
   const json& guard = r.contains("guard") ? r["guard"] : json();
   if (guard.is_object()) {
     os << "guard (" << guard.value("threads", 1) << " thread(s), median ms):";

@@ -61,6 +61,11 @@ ConfigRegistry& Configs() {
         "Collage: keep only maximal candidates before estimating (TVM's heuristic)");
     add("collage.coalesce", AttrValue::Kind::kBool, true,
         "Collage: merge touching winners of one library into one partition (TVM's MaxCoalesce)");
+    add("collage.refine", AttrValue::Kind::kInt, int64_t{0},
+        "Collage: calibration rounds: build the chosen program, scale every backend's costs "
+        "by how its kernels ran there against alone, search again, keep the faster (0: off; "
+        "needs the measuring estimator)",
+        at_least(0));
     add("collage.launch_penalty_us", AttrValue::Kind::kFloat, -1.0,
         "Collage: microseconds added per kernel launch (negative: measured per target)");
     add("collage.search", AttrValue::Kind::kString, "dp",
