@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, make a real CNN as ONNX (ResNet-18, built by the project's own
 # script with the onnx helper API and seeded random weights: no PyTorch, no downloads),
-# import and compile it for this CPU (target native), run it, check the output against an
+# import and compile it through Collage (each kernel's backend chosen among native, oneDNN
+# and BLAS by measured latency, one thread), run it, check the output against an
 # independent NumPy evaluation, and print its latency and per-kernel profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,11 +13,18 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 echo "== making the model"
 /usr/bin/python3 examples/onnx/make_resnet18.py "$WORK" --hw "$HW"
-echo "== importing and compiling $WORK/resnet18.onnx for this CPU (target native)"
+# Every backend this build has (oneDNN and BLAS are optional at build time).
+TARGETS=(--target "native -num_threads=1")
+for lib in $(PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -c \
+    "import tessera; print(' '.join(t['name'] for t in tessera.list_targets() if t['name'] in ('dnnl', 'blas')))"); do
+  TARGETS+=(--target "$lib")
+done
+echo "== importing $WORK/resnet18.onnx and compiling it with Collage (${TARGETS[*]})"
 start=$(date +%s.%N)
-"$BUILD_DIR/tessera" compile "$WORK/resnet18.onnx" -o "$WORK/resnet18.tsx" --target native
+"$BUILD_DIR/tessera" compile "$WORK/resnet18.onnx" -o "$WORK/resnet18.tsx" "${TARGETS[@]}" \
+  --collage --opt-level 3
 end=$(date +%s.%N)
-printf 'import + compile time: %.1f s\n' "$(/usr/bin/python3 -c "print($end-$start)")"
+printf 'import + Collage search + compile time: %.1f s\n' "$(/usr/bin/python3 -c "print($end-$start)")"
 echo "== running the compiled executable"
 "$BUILD_DIR/tessera" run "$WORK/resnet18.tsx" --input "input=$WORK/input.npy" \
   --output "$WORK/out.npy" --time
