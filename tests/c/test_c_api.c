@@ -8,20 +8,7 @@
 
 #include <dlpack/dlpack.h>
 
-#include "tessera/c_api.h"
-
-static int passed = 0, failed = 0;
-
-#define CHECK(COND)                                                                            \
-  do {                                                                                         \
-    if (COND) {                                                                                \
-      ++passed;                                                                                \
-    } else {                                                                                   \
-      ++failed;                                                                                \
-      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__, #COND, \
-              TsGetLastError());                                                               \
-    }                                                                                          \
-  } while (0)
+#include "c_test_util.h"
 
 /* Appends library text into a fixed buffer. */
 typedef struct {

@@ -1,37 +1,8 @@
 /* Collage from C: TsBuild with several targets under a context with collage.enable, the
  * report as JSON and rendered, outputs checked against the interpreter. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "tessera/c_api.h"
-
-static int passed = 0, failed = 0;
-
-#define CHECK(COND)                                                                      \
-  do {                                                                                   \
-    if (COND) {                                                                          \
-      ++passed;                                                                          \
-    } else {                                                                             \
-      ++failed;                                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__, __LINE__,  \
-              #COND, TsGetLastError());                                                  \
-    }                                                                                    \
-  } while (0)
-
-typedef struct {
-  char* text;
-  size_t length;
-} Buffer;
-
-static void append(const char* data, size_t length, void* user) {
-  Buffer* b = (Buffer*)user;
-  b->text = (char*)realloc(b->text, b->length + length + 1);
-  memcpy(b->text + b->length, data, length);
-  b->length += length;
-  b->text[b->length] = '\0';
-}
+#include "c_test_util.h"
 
 static const char* kModel =
     "def @main(%x: Tensor[(4, 16), float32], %w: Tensor[(8, 16), float32]) {\n"
@@ -72,17 +43,17 @@ int main(void) {
   TsExecutable exe = NULL;
   CHECK(TsBuild(mod, targets, num_targets, ctx, &exe) == TS_OK);
   if (exe) {
-    Buffer report = {NULL, 0};
-    CHECK(TsExecutableGetReport(exe, append, &report) == TS_OK);
+    GrowingBuffer report = {NULL, 0};
+    CHECK(TsExecutableGetReport(exe, append_growing, &report) == TS_OK);
     CHECK(report.text && strstr(report.text, "\"estimator\":\"measure\"") != NULL);
     CHECK(report.text && strstr(report.text, "\"guard\"") != NULL);
-    Buffer text = {NULL, 0}, html = {NULL, 0};
-    CHECK(TsCollageReportRender(report.text, "text", -1, append, &text) == TS_OK);
+    GrowingBuffer text = {NULL, 0}, html = {NULL, 0};
+    CHECK(TsCollageReportRender(report.text, "text", -1, append_growing, &text) == TS_OK);
     CHECK(text.text && strstr(text.text, "Collage partition") != NULL);
-    CHECK(TsCollageReportRender(report.text, "html", 1.0, append, &html) == TS_OK);
+    CHECK(TsCollageReportRender(report.text, "html", 1.0, append_growing, &html) == TS_OK);
     CHECK(html.text && strncmp(html.text, "<!DOCTYPE html>", 15) == 0);
-    CHECK(TsCollageReportRender("{not json", "text", -1, append, &text) == TS_ERROR_PARSE);
-    CHECK(TsCollageReportRender(report.text, "pdf", -1, append, &text) == TS_ERROR_VALUE);
+    CHECK(TsCollageReportRender("{not json", "text", -1, append_growing, &text) == TS_ERROR_PARSE);
+    CHECK(TsCollageReportRender(report.text, "pdf", -1, append_growing, &text) == TS_ERROR_VALUE);
     free(report.text);
     free(text.text);
     free(html.text);
