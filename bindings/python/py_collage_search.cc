@@ -123,6 +123,13 @@ void BindCollageSearch(py::module_& m) {
                                 progress ? ProgressFn(progress) : ProgressFn());
       },
       py::arg("targets"), py::arg("cost_estimator") = py::none(), py::arg("progress") = nullptr);
+  m.def(
+      "set_progress",
+      [](std::function<void(size_t, size_t)> progress) {
+        SetDefaultProgress(progress ? ProgressFn(progress) : ProgressFn());
+      },
+      py::arg("progress"),
+      "Sets progress(done, total) for Collage searches on this thread (None removes it).");
   m.def("report_text", &ReportToText, py::arg("report"), py::arg("measured_ms") = -1.0);
   m.def("report_html", &ReportToHtml, py::arg("report"), py::arg("measured_ms") = -1.0);
 }

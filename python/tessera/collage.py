@@ -86,6 +86,12 @@ register_estimator = _c.register_estimator
 list_estimators = _c.list_estimators
 
 
+def set_progress(progress):
+    """Calls ``progress(done, total)`` as a Collage search on this thread estimates
+    candidates, also inside ``tessera.build`` (``None`` removes it)."""
+    _c.set_progress(progress)
+
+
 def CustomCostEstimator(fn):  # noqa: N802
     """An estimator calling ``fn(mod, target) -> seconds`` (``target`` is its text)."""
     return _c.CustomCostEstimator(fn)

@@ -145,3 +145,29 @@ def test_mock_budget_exceeded_stops_the_search():
     mock = collage.MockCostEstimator({"native": 1.0}, max_estimates=1)
     with ctx(), pytest.raises(tessera.TesseraInternalError, match="more than 1 estimates"):
         collage.CollagePartition("native", mock)(tessera.parse(CHAIN))
+
+
+def test_build_progress_two_natives_and_bad_targets():
+    """Progress reaches Python from build(); two native targets are two specs; whole-model
+    targets of different kinds and a library without a pattern table are clear errors."""
+    seen = []
+    collage.set_progress(lambda done, total: seen.append((done, total)))
+    try:
+        collage.register_estimator("pytest_unit", collage.MockCostEstimator({"native": 1.0}))
+        with ctx(**{"collage.enable": True, "collage.estimator": "pytest_unit",
+                    "collage.guard": False}):
+            ex = tessera.build(tessera.parse(CHAIN), target=["native", "native -num_threads=1"])
+    finally:
+        collage.set_progress(None)
+    assert seen and seen[-1][0] == seen[-1][1]
+    assert ex.collage_report().data["specs"] == ["native", "native_2", "host"]
+    with ctx(), pytest.raises(tessera.TesseraValueError, match="must be of one kind"):
+        collage.CollagePartition(["native", "interp"], collage.MockCostEstimator({"native": 1.0}))(
+            tessera.parse(CHAIN))
+    with pytest.raises(tessera.TesseraValueError, match="at least one"):
+        tessera.backend.register_external("pytest_empty", [])
+    tessera.pattern.register_pattern_table("pytest_table", [])
+    with pytest.raises(tessera.TesseraNotFoundError, match="empty pattern table"):
+        collage.byoc("pytest_table", max_depth=2)
+    with pytest.raises(tessera.TesseraValueError, match="built in"):
+        tessera.backend.register_external("dnnl", [])

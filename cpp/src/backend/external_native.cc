@@ -72,6 +72,10 @@ void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEn
   if (compile_with != "native")
     TS_THROW(kValue) << "external backend '" << name << "': compile_with must be \"native\", got '"
                      << compile_with << "'";
+  if (patterns.empty())
+    TS_THROW(kValue) << "external backend '" << name
+                     << "' needs at least one (label, pattern) entry: it takes only what its "
+                        "patterns match";
   for (PatternTableEntry& e : patterns)
     if (e.label.rfind(name + ".", 0) != 0) e.label = name + "." + e.label;
   Backend b;

@@ -67,6 +67,9 @@ PartitionRulePtr MakeByocPartitionRule(const std::string& compiler, size_t max_d
     entries.push_back(std::make_shared<CompositePartitionRule>(
         entry.label, std::make_shared<DFPatternPartitionRule>("", entry.pattern, entry.predicate)));
   if (!registry.SupportedOps(compiler).empty()) entries.push_back(SupportedOpsRule(compiler));
+  if (entries.empty())
+    TS_THROW(kNotFound) << "collage: library '" << compiler
+                        << "' has an empty pattern table and no supported ops";
   PartitionRulePtr rule = std::make_shared<UnionPartitionRule>("", std::move(entries));
   std::vector<CombinerRulePtr> combiners = FusionRules(style);
   if (!combiners.empty())

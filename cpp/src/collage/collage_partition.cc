@@ -18,6 +18,7 @@
 #include "tessera/pattern/pattern_table.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
+#include "tessera/target/backend_registry.h"
 #include "tessera/transform/infer_type.h"
 
 namespace tessera::collage {
@@ -150,6 +151,18 @@ class Partitioner {
         estimator_(std::move(estimator)),
         progress_(std::move(progress)),
         options_(std::move(options)) {
+    // Native winners are compiled by the first target's code generator, so every target
+    // that compiles whole models must be of its kind (options may differ).
+    std::string kind;
+    for (const Target& t : targets_) {
+      const Backend* b = BackendRegistry::Global().Find(t.kind());
+      if (!b || !b->codegen) continue;
+      if (kind.empty()) kind = t.kind();
+      if (t.kind() != kind)
+        TS_THROW(kValue) << "collage: targets that compile whole models must be of one kind, got '"
+                         << kind << "' and '" << t.kind() << "' (offer libraries with "
+                         << "-compiler=/-libs= or as targets of their own)";
+    }
     SpecOptions so;
     so.native_max_depth = options_.native_max_depth;
     so.byoc_max_depth = options_.byoc_max_depth;
