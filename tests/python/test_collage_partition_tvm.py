@@ -39,6 +39,7 @@ def run_collage(src, costs, native_max_depth=8, byoc_max_depth=8, max_estimates=
     """Runs CollagePartition over native+example; returns (module, report dict, estimator)."""
     cfg = {
         "collage.launch_penalty_us": 0.0,  # TVM has no per-kernel launch penalty
+        "collage.library_regions": False,  # TVM has no region candidates
         "collage.native_max_depth": native_max_depth,
         "collage.byoc_max_depth": byoc_max_depth,
     }

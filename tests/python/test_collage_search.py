@@ -171,3 +171,30 @@ def test_build_progress_two_natives_and_bad_targets():
         collage.byoc("pytest_table", max_depth=2)
     with pytest.raises(tessera.TesseraValueError, match="built in"):
         tessera.backend.register_external("dnnl", [])
+
+
+def test_library_regions_are_candidates():
+    """A library's largest regions (its candidates merged where they touch) are measured
+    whole, so a region beats its pieces when it is cheaper (here: the mock's 0.9**k)."""
+    from tessera.pattern import is_op, wildcard
+    tessera.backend.register_external("pytest_regions", [
+        ("relu", is_op("nn.relu")(wildcard())),
+        ("add", is_op("add")(wildcard(), wildcard()))])
+    text = """
+def @main(%x: Tensor[(4, 8), float32]) {
+  %0 = nn.relu(%x);
+  %1 = add(%0, %x);
+  %2 = nn.relu(%1);
+  %3 = add(%2, %1);
+  nn.relu(%3)
+}"""
+    mock = collage.MockCostEstimator({"native": 10.0, "pytest_regions": 1.0})
+    with ctx(**{"collage.byoc_max_depth": 1, "collage.byoc_fusion_style": ["pytest_regions.NoFusion"]}):
+        out = collage.CollagePartition(["native", "pytest_regions"], mock)(tessera.parse(text))
+    kernels = collage.CollageReport(out.attrs["collage.report"]).kernels
+    assert [k["rule"] for k in kernels] == ["pytest_regions.region"]
+    assert len(kernels[0]["indexes"]) == 5
+    with ctx(**{"collage.byoc_max_depth": 1, "collage.library_regions": False,
+                "collage.byoc_fusion_style": ["pytest_regions.NoFusion"]}):
+        out = collage.CollagePartition(["native", "pytest_regions"], mock)(tessera.parse(text))
+    assert len(collage.CollageReport(out.attrs["collage.report"]).kernels) == 5

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tessera/backend/build.h"
 #include "tessera/backend/lower/lower_to_tir.h"
@@ -51,7 +52,8 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
                                  ? "collage.native_max_depth"
                                  : "collage.tvm_max_depth");
   o.byoc_max_depth = depth("collage.byoc_max_depth");
-  for (const AttrValue& v : ctx.GetConfig("collage.byoc_fusion_style").AsArray()) {
+  const AttrValue styles = ctx.GetConfig("collage.byoc_fusion_style");  // outlives the loop
+  for (const AttrValue& v : styles.AsArray()) {
     if (!v.is_string())
       TS_THROW(kValue) << "collage.byoc_fusion_style: entries are strings, got " << v.ToString();
     auto [library, style] = ParseFusionStyle(v.AsString());
@@ -62,9 +64,10 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
   }
   o.prune = ctx.GetConfigBool("collage.prune");
   o.coalesce = ctx.GetConfigBool("collage.coalesce");
+  o.regions = ctx.GetConfigBool("collage.library_regions");
   o.refine = static_cast<int>(ctx.GetConfig("collage.refine").AsInt());
   o.launch_penalty_us = ctx.GetConfig("collage.launch_penalty_us").AsFloat();
-  const std::string& search = ctx.GetConfig("collage.search").AsString();
+  const std::string search = ctx.GetConfig("collage.search").AsString();
   if (search != "dp")
     TS_THROW(kValue) << "collage.search: unknown search '" << search << "' (known: dp)";
   o.estimator = ctx.GetConfig("collage.estimator").AsString();
@@ -294,6 +297,7 @@ class Partitioner {
     std::sort(cands.begin(), cands.end());
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
     if (options_.prune) cands = Prune(std::move(cands));
+    if (options_.regions) AddLibraryRegions(graph, cands);
     num_candidates_ += cands.size();
     LogDebug("collage: @" + fname + ": " + std::to_string(cands.size()) + " candidates");
 
@@ -328,6 +332,44 @@ class Partitioner {
     Function rewritten = ParallelRewrite(graph, nested);
     report_["functions"].push_back(Describe(fname, graph, cands, edge, reasons, winners, lib_names));
     return rewritten;
+  }
+
+  /// Adds, per library, its largest regions as candidates: a greedy disjoint choice of
+  /// its candidates (largest first at each node), merged where they touch (MaxCoalesce),
+  /// as its classic partitioning would make them. A library's layouts (oneDNN's blocked
+  /// formats) pay off over long chains, which candidates measured one by one, each
+  /// converting at its edges, cannot show; a region measured whole can.
+  static void AddLibraryRegions(const DataflowGraph& graph, std::vector<CandidatePartition>& cands) {
+    std::map<std::string, std::vector<const CandidatePartition*>> by_library;
+    for (const CandidatePartition& c : cands)
+      if (IsLibrary(c)) by_library[c.spec_name()].push_back(&c);
+    std::vector<CandidatePartition> regions;
+    for (auto& [library, list] : by_library) {
+      std::stable_sort(list.begin(), list.end(), [](const CandidatePartition* a,
+                                                    const CandidatePartition* b) {
+        if (a->sub_graph.first_inside_index() != b->sub_graph.first_inside_index())
+          return a->sub_graph.first_inside_index() < b->sub_graph.first_inside_index();
+        return a->sub_graph.inside().PopCount() > b->sub_graph.inside().PopCount();
+      });
+      IndexSet taken = graph.EmptySet();
+      std::vector<CandidatePartition> picked;
+      for (const CandidatePartition* c : list) {
+        if (c->sub_graph.inside().Intersects(taken)) continue;
+        taken |= c->sub_graph.inside();
+        picked.push_back(*c);
+      }
+      std::unordered_set<IndexSet, IndexSetHash> singles;
+      for (const CandidatePartition& c : picked) singles.insert(c.sub_graph.inside());
+      for (CandidatePartition& merged : MaxCoalesce(graph, std::move(picked))) {
+        if (singles.count(merged.sub_graph.inside())) continue;  // nothing merged into it
+        merged.rule_name = library + ".region";
+        merged.cost = std::numeric_limits<double>::quiet_NaN();
+        regions.push_back(std::move(merged));
+      }
+    }
+    for (CandidatePartition& r : regions)
+      if (std::find(cands.begin(), cands.end(), r) == cands.end()) cands.push_back(std::move(r));
+    std::sort(cands.begin(), cands.end());
   }
 
   /// The factor a candidate's cost is scaled by (1 until a refinement round sets it).

@@ -61,6 +61,9 @@ ConfigRegistry& Configs() {
         "Collage: keep only maximal candidates before estimating (TVM's heuristic)");
     add("collage.coalesce", AttrValue::Kind::kBool, true,
         "Collage: merge touching winners of one library into one partition (TVM's MaxCoalesce)");
+    add("collage.library_regions", AttrValue::Kind::kBool, true,
+        "Collage: also measure each library's largest regions (its candidates merged where "
+        "they touch, as its classic partitioning makes them) as candidates");
     add("collage.refine", AttrValue::Kind::kInt, int64_t{0},
         "Collage: calibration rounds: build the chosen program, scale every backend's costs "
         "by how its kernels ran there against alone, search again, keep the faster (0: off; "

@@ -24,6 +24,7 @@ struct CollageOptions {
   std::map<std::string, ByocFusionStyle> fusion_styles;
   bool prune = false;             ///< collage.prune
   bool coalesce = true;           ///< collage.coalesce: merge touching library winners
+  bool regions = true;            ///< collage.library_regions: each library's regions too
   int refine = 0;                 ///< collage.refine: calibration rounds (measuring only)
   double launch_penalty_us = -1;  ///< collage.launch_penalty_us; < 0: measured per target
   std::string estimator = "measure";  ///< collage.estimator
