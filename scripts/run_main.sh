@@ -28,7 +28,15 @@ printf 'import + Collage search + compile time: %.1f s\n' "$(/usr/bin/python3 -c
 echo "== running the compiled executable"
 "$BUILD_DIR/tessera" run "$WORK/resnet18.tsx" --input "input=$WORK/input.npy" \
   --output "$WORK/out.npy" --time
-/usr/bin/python3 examples/onnx/make_resnet18.py "$WORK" --check "$WORK/out.npy"
+if ! CHECK=$(/usr/bin/python3 examples/onnx/make_resnet18.py "$WORK" --check "$WORK/out.npy"); then
+  echo "$CHECK"
+  echo "== VERDICT: FAIL: the output of the compiled ResNet-18 does not match NumPy"
+  exit 1
+fi
+echo "$CHECK"
 echo "== latency and per-kernel profile"
 "$BUILD_DIR/tessera" bench "$WORK/resnet18.tsx" --warmup 3 --repeat 20 \
-  --input "input=$WORK/input.npy"
+  --input "input=$WORK/input.npy" | tee "$WORK/bench.txt"
+MEDIAN=$(grep -o 'median [0-9.]* ms' "$WORK/bench.txt" | head -1 || true)
+echo "== VERDICT: PASS: ResNet-18 (${HW}x${HW}) imported from ONNX, compiled with Collage, output" \
+  "matches NumPy; latency ${MEDIAN:-see above}"

@@ -52,6 +52,24 @@ std::vector<Target> TargetsFromStrings(const std::vector<std::string>& texts) {
 /// long as C++ holds it (a Python subclass's overrides live on the Python object).
 CostEstimatorPtr EstimatorFromPy(const py::object& obj) {
   if (obj.is_none()) return nullptr;
+  if (!py::isinstance<CostEstimator>(obj)) {
+    if (!PyCallable_Check(obj.ptr()))
+      TS_THROW(kType) << "a cost estimator is a collage.CostEstimator or a function (mod, target) "
+                         "-> seconds, got "
+                      << std::string(py::str(obj.get_type().attr("__name__")));
+    py::object fn = obj;  // a plain function: wrapped as a CustomCostEstimator
+    return std::make_shared<CustomCostEstimator>([fn](const IRModule& mod, const Target& target) {
+      py::gil_scoped_acquire gil;
+      try {
+        return fn(mod, target.ToString()).cast<double>();
+      } catch (py::error_already_set& e) {
+        std::string what = e.what();
+        TS_THROW(kValue) << "Python estimator raised: " << what;
+      } catch (const py::cast_error&) {
+        TS_THROW(kType) << "a custom estimator must return a number of seconds";
+      }
+    });
+  }
   auto* raw = obj.cast<CostEstimator*>();
   auto* keep = new py::object(obj);
   return CostEstimatorPtr(raw, [keep](CostEstimator*) {

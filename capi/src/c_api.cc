@@ -90,12 +90,18 @@ std::vector<int64_t> ShapeFromC(const int64_t* shape, int32_t ndim) {
   return out;
 }
 
-/// Converts one JSON value to a config AttrValue (bool, int, float, string).
+/// Converts one JSON value to a config AttrValue (bool, int, float, string, or an array
+/// of those).
 tessera::AttrValue ConfigValue(const std::string& key, const nlohmann::json& v) {
   if (v.is_boolean()) return tessera::AttrValue(v.get<bool>());
   if (v.is_number_integer()) return tessera::AttrValue(v.get<int64_t>());
   if (v.is_number_float()) return tessera::AttrValue(v.get<double>());
   if (v.is_string()) return tessera::AttrValue(v.get<std::string>());
+  if (v.is_array()) {
+    std::vector<tessera::AttrValue> items;
+    for (const nlohmann::json& item : v) items.push_back(ConfigValue(key, item));
+    return tessera::AttrValue(std::move(items));
+  }
   TS_THROW(kType) << "config option '" << key << "': unsupported JSON value " << v.dump();
 }
 

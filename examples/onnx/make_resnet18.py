@@ -19,7 +19,7 @@ import onnx_numpy_ref  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("dir")
     parser.add_argument("--hw", type=int, default=224, help="input height and width")
     parser.add_argument("--check", help="an output .npy to compare with NumPy")

@@ -93,7 +93,10 @@ def set_progress(progress):
 
 
 def CustomCostEstimator(fn):  # noqa: N802
-    """An estimator calling ``fn(mod, target) -> seconds`` (``target`` is its text)."""
+    """An estimator calling ``fn(mod, target) -> seconds`` (``target`` is its text, e.g.
+    ``"dnnl -num_threads=1"``; ``mod``'s @main runs the candidate kernel once). Raising
+    makes that candidate invalid; the search goes on. A plain function given where an
+    estimator is expected is wrapped the same way."""
     return _c.CustomCostEstimator(fn)
 
 
@@ -129,9 +132,18 @@ class CollageReport:
         return self.data["estimated_total_us"]
 
     @property
+    def chosen(self):
+        """What the program runs: "collage" (Collage's plan) or the fixed configuration the
+        guard timed faster ("native", "partition_for_dnnl", ...), whose kernels then differ
+        from :attr:`kernels`."""
+        guard = self.data.get("guard")
+        return guard.get("chosen", "collage") if isinstance(guard, dict) else "collage"
+
+    @property
     def additive_error_us(self):
-        """Measured end-to-end latency minus the estimated total (None unless measured)."""
-        if self.measured_ms is None:
+        """Measured end-to-end latency minus the estimated total (None unless measured, and
+        when the guard kept another configuration than Collage's plan)."""
+        if self.measured_ms is None or self.chosen != "collage":
             return None
         return self.measured_ms * 1e3 - self.estimated_total_us
 

@@ -323,7 +323,7 @@ def @main(%x: {T}) {{
   abs(%5)
 }}
 """
-    name = "collage_example_nn_relu_nn_relu_nn_relu_add_nn_relu"
+    name = "collage_example_nn_relu_nn_relu_5ops"
     fused = lib_global(name, f"%p: {T}, %s: {T}", T, f"""
   %c0 = {relu_fn("q0")};
   %r0 = %c0(%p);
@@ -385,7 +385,7 @@ def @main(%x: {T}) {{
 """
 
 PRUNE_EXPECTED = lib_global(
-    "collage_example_nn_relu_nn_relu_add_add", f"%p: {T}", T, f"""
+    "collage_example_nn_relu_nn_relu_4ops", f"%p: {T}", T, f"""
   %c0 = {relu_fn("q0")};
   %r0 = %c0(%p);
   %c1 = {relu_fn("q1")};
@@ -395,7 +395,7 @@ PRUNE_EXPECTED = lib_global(
   %c3 = {add_fn("q4", "q5")};
   %c3(%r1, %s0)""") + f"""
 def @main(%x: {T}) -> {T} {{
-  @collage_example_nn_relu_nn_relu_add_add(%x)
+  @collage_example_nn_relu_nn_relu_4ops(%x)
 }}
 """
 

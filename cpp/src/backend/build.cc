@@ -46,6 +46,21 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
   if (!backend.codegen)
     TS_THROW(kValue) << "target '" << host.ToString() << "' cannot run a whole model: backend '"
                      << backend.name << "' compiles only the partitions offloaded to it";
+  // A library given as a target of its own only sets the options of partitions the module
+  // already has; without any, it would be silently ignored.
+  for (size_t i = 1; i < targets.size(); ++i) {
+    const Backend* b = BackendRegistry::Global().Find(targets[i].kind());
+    if (!b || b->codegen) continue;
+    bool used = false;
+    for (const auto& [name, func] : mod.functions())
+      if (const AttrValue* c = func->attrs.Find(attr::kCompiler))
+        used |= c->is_string() && c->AsString() == targets[i].kind();
+    if (!used)
+      TS_THROW(kValue) << "target '" << targets[i].ToString()
+                       << "' offers a library, but the module has no partitions for it: write '"
+                       << host.ToString() << " -compiler=" << targets[i].kind()
+                       << "' to partition for it, or set collage.enable to let Collage choose";
+  }
   return BuildLowered(LowerForBuild(OffloadToLibraries(mod, host)), targets);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include "tessera/backend/build.h"
 #include "tessera/backend/lower/lower_to_tir.h"
@@ -90,7 +91,11 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
                                                         : json::object();
   auto exe = BuildLowered(LowerModuleToTIR(partitioned), build_targets);
 
-  if (ctx.GetConfigBool("collage.guard")) {
+  // The guard second-guesses measured costs; a custom estimator's choices are the user's.
+  bool measuring = ctx.GetConfig("collage.estimator").AsString() == "measure";
+  if (ctx.GetConfigBool("collage.guard") && !measuring) {
+    report["guard"] = "skipped: the estimator is not 'measure' (its choices are kept)";
+  } else if (ctx.GetConfigBool("collage.guard")) {
     // Costs add up only roughly (a library kernel timed alone pays conversions at its
     // edges that a merged partition does not), so the whole program is timed against
     // the fixed configurations and the fastest kept.
@@ -105,6 +110,7 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
       PassContext::Scope scope(off);
       std::vector<std::pair<std::string, Target>> fixed{{"native", host}};
       for (const std::string& library : Libraries(given)) {
+        if (!host.HasAttr("compiler")) break;  // a host that cannot offload (interp)
         Target t = host;
         t.Set("compiler", library);
         fixed.emplace_back("partition_for_" + library, t);
@@ -120,9 +126,9 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
         }
       }
     }
-    int threads = 1;
-    if (host.attrs().count("num_threads") && host.GetInt("num_threads") > 0)
-      threads = static_cast<int>(host.GetInt("num_threads"));
+    // The thread count the program runs with (every core unless -num_threads says).
+    int threads = static_cast<int>(host.HasAttr("num_threads") ? host.GetInt("num_threads") : 0);
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::vector<double>> samples(exes.size());
     for (int round = 0; round < 3; ++round) {
       std::vector<double> ms = TimeRound(exes, threads);

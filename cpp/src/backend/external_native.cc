@@ -2,6 +2,7 @@
 // partition compiler (Composite functions inlined, the partition built as a program).
 #include "tessera/backend/external_native.h"
 
+#include <set>
 #include <unordered_map>
 
 #include "tessera/backend/build.h"
@@ -76,15 +77,23 @@ void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEn
     TS_THROW(kValue) << "external backend '" << name
                      << "' needs at least one (label, pattern) entry: it takes only what its "
                         "patterns match";
-  for (PatternTableEntry& e : patterns)
+  std::set<std::string> labels;
+  for (PatternTableEntry& e : patterns) {
     if (e.label.rfind(name + ".", 0) != 0) e.label = name + "." + e.label;
+    if (!e.pattern.defined()) TS_THROW(kValue) << "external backend '" << name << "': pattern '"
+                                               << e.label << "' is None";
+    if (!labels.insert(e.label).second)
+      TS_THROW(kValue) << "external backend '" << name << "': label '" << e.label
+                       << "' is given twice";
+  }
+  // The table first: if it is refused, no backend without patterns is left behind.
+  PatternTableRegistry::Global().ReplacePatterns(name, patterns);
   Backend b;
   b.name = name;
   b.description = "external backend from a pattern table, compiled by the native code generator";
   b.attrs = {CpuTargetAttrs().front()};  // num_threads
   b.external_codegen = CompilePartitionNatively;
   BackendRegistry::Global().RegisterOrReplace(std::move(b));
-  PatternTableRegistry::Global().ReplacePatterns(name, std::move(patterns));
 }
 
 }  // namespace tessera

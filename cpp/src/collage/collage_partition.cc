@@ -77,6 +77,16 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
 namespace {
 
 bool IsHost(const CandidatePartition& c) { return c.spec_name() == "host"; }
+
+/// A kernel name's label: the first two ops and how many there are in all
+/// ("nn.conv2d+add+nn.relu+nn.conv2d" -> "nn.conv2d+add+4ops"), so names stay short.
+std::string ShortLabel(const std::string& label) {
+  size_t ops = 1, second = std::string::npos;
+  for (size_t i = 0; i < label.size(); ++i)
+    if (label[i] == '+' && ++ops == 3) second = i;
+  if (ops <= 3) return label;
+  return label.substr(0, second) + "+" + std::to_string(ops) + "ops";
+}
 bool IsLibrary(const CandidatePartition& c) { return c.spec && !c.spec->compiler.empty(); }
 
 /// Native specs also take opaque op calls (softmax, ...) as single kernels: the native
@@ -298,6 +308,7 @@ class Partitioner {
     cands.erase(std::unique(cands.begin(), cands.end()), cands.end());
     if (options_.prune) cands = Prune(std::move(cands));
     if (options_.regions) AddLibraryRegions(graph, cands);
+    AddPremadeKernels(graph, cands);
     num_candidates_ += cands.size();
     LogDebug("collage: @" + fname + ": " + std::to_string(cands.size()) + " candidates");
 
@@ -306,7 +317,9 @@ class Partitioner {
     std::vector<double> edge(cands.size());
     for (size_t i = 0; i < cands.size(); ++i)
       edge[i] = IsHost(cands[i]) ? 0.0 : cands[i].cost * Scale(cands[i]) + penalty_[cands[i].spec_name()];
-    std::vector<size_t> winners = SearchCheapestCover(graph, cands, edge, reasons);
+    std::vector<std::string> spec_names;
+    for (const PartitionSpecPtr& s : specs_) spec_names.push_back(s->name);
+    std::vector<size_t> winners = SearchCheapestCover(graph, cands, edge, reasons, spec_names);
 
     // Library winners that touch merge into one partition (fewer transitions).
     std::vector<CandidatePartition> libs;
@@ -324,7 +337,7 @@ class Partitioner {
     if (options_.coalesce) libs = MaxCoalesce(graph, libs);
     for (const CandidatePartition& c : libs) {
       for (const NestedSubGraph& n : c.sub_graph.nested_sub_graphs()) {
-        std::string name = names.Fresh({c.spec->compiler, n.sub_graph.label()});
+        std::string name = names.Fresh({c.spec->compiler, ShortLabel(n.sub_graph.label())});
         nested.push_back(NestedSubGraph{n.sub_graph, n.attrs.With(attr::kGlobalSymbol, name)});
         lib_names.emplace_back(n.sub_graph.inside(), name);
       }
@@ -370,6 +383,28 @@ class Partitioner {
     for (CandidatePartition& r : regions)
       if (std::find(cands.begin(), cands.end(), r) == cands.end()) cands.push_back(std::move(r));
     std::sort(cands.begin(), cands.end());
+  }
+
+  /// Calls of inline Primitive functions are kernels already (FuseOps or an earlier
+  /// Collage run made them): they stay as they are, at no cost to the search.
+  void AddPremadeKernels(const DataflowGraph& graph, std::vector<CandidatePartition>& cands) const {
+    PartitionSpecPtr host;
+    for (const PartitionSpecPtr& s : specs_)
+      if (s->name == "host") host = s;
+    if (!host) return;
+    bool added = false;
+    for (size_t i = 0; i < graph.size(); ++i) {
+      const auto* call = graph.expr(i).as<CallNode>();
+      const auto* fn = call ? call->callee.as<FunctionNode>() : nullptr;
+      if (!fn || GetIntAttr(fn, attr::kPrimitive) == 0) continue;
+      IndexSet inside = graph.EmptySet();
+      inside.Add(i);
+      int callee = graph.IndexOf(call->callee);
+      if (callee >= 0) inside.Add(static_cast<size_t>(callee));
+      cands.push_back(CandidatePartition{"host.premade", SubGraph(graph, inside), host, 0.0});
+      added = true;
+    }
+    if (added) std::sort(cands.begin(), cands.end());
   }
 
   /// The factor a candidate's cost is scaled by (1 until a refinement round sets it).

@@ -55,7 +55,12 @@ std::vector<EstimateResult> CostEstimator::EstimateAll(const std::vector<Estimat
 double CostEstimator::LaunchPenalty(const Target&) { return 0.0; }
 
 MockCostEstimator::MockCostEstimator(std::map<std::string, double> costs, size_t max_estimates)
-    : costs_(std::move(costs)), max_estimates_(max_estimates) {}
+    : costs_(std::move(costs)), max_estimates_(max_estimates) {
+  for (const auto& [kind, cost] : costs_)
+    if (!(cost >= 0) || std::isinf(cost))
+      TS_THROW(kValue) << "mock cost estimator: the cost of '" << kind
+                       << "' must be a finite number >= 0, got " << cost;
+}
 
 double MockCostEstimator::Estimate(const IRModule& mod, const Target& target) {
   ++num_estimates_;

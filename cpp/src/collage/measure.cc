@@ -30,11 +30,12 @@ MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
 }
 
 int MeasureThreads(const Target& target) {
-  if (target.HasAttr("num_threads") && target.attrs().count("num_threads")) {
+  if (target.HasAttr("num_threads")) {
     int64_t n = target.GetInt("num_threads");
     if (n > 0) return static_cast<int>(n);
   }
-  return 1;
+  // 0 or no option: the program runs on every core, so its kernels are measured so.
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 namespace {

@@ -21,17 +21,36 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json Parse(const std::string& text) {
+  json r;
   try {
-    return json::parse(text);
+    r = json::parse(text);
   } catch (const std::exception& e) {
     TS_THROW(kParse) << "collage report: not valid JSON: " << e.what();
+  }
+  if (!r.is_object() || !r.contains("functions") || !r["functions"].is_array())
+    TS_THROW(kParse) << "collage report: not a Collage report (no \"functions\" array; an "
+                        "executable built without Collage has an empty report)";
+  return r;
+}
+
+/// Runs `render`, turning a report whose fields have unexpected types into a parse error.
+template <typename F>
+std::string Rendered(F render) {
+  try {
+    return render();
+  } catch (const json::exception& e) {
+    TS_THROW(kParse) << "collage report: a field has an unexpected form (" << e.what() << ")";
   }
 }
 
 std::string Us(const json& v) {
   if (!v.is_number() || v.get<double>() < 0) return "?";
   std::ostringstream os;
-  os << std::fixed << std::setprecision(1) << v.get<double>() << " us";
+  double us = v.get<double>();
+  if (us != 0 && us < 1)
+    os << std::fixed << std::setprecision(0) << us * 1e3 << " ns";
+  else
+    os << std::fixed << std::setprecision(1) << us << " us";
   return os.str();
 }
 
@@ -127,13 +146,28 @@ std::string RunDot(const std::string& source) {
   return svg;
 }
 
+std::string TextOf(const json& r, double measured_ms);
+std::string HtmlOf(const json& r, const std::string& report_json, double measured_ms);
+
 }  // namespace
 
 std::string ReportToText(const std::string& report_json, double measured_ms) {
   json r = Parse(report_json);
+  return Rendered([&] { return TextOf(r, measured_ms); });
+}
+
+namespace {
+
+std::string TextOf(const json& r, double measured_ms) {
   std::ostringstream os;
   os << "Collage partition (estimator: " << r.value("estimator", "?")
      << "; targets: " << Join(r.value("targets", json::array()), ", ") << ")\n";
+  std::string chosen = r.contains("guard") && r["guard"].is_object()
+                           ? r["guard"].value("chosen", "collage")
+                           : "collage";
+  if (chosen != "collage")
+    os << "NOTE: the program runs '" << chosen << "', which the guard timed faster end to end;\n"
+       << "      Collage's own plan below was not used.\n";
   const json functions = r.value("functions", json::array());
   for (const json& f : functions) {
     os << "@" << f.value("name", "?") << ": " << f["kernels"].size() << " kernel(s)\n";
@@ -150,17 +184,31 @@ std::string ReportToText(const std::string& report_json, double measured_ms) {
       os << "\n";
     }
     os << "  rejected candidates (invalid): " << f["rejected"].size() << "\n";
+    size_t shown = 0;
+    for (const json& rej : f["rejected"]) {
+      if (shown++ == 3) {
+        os << "    ... (every reason is in the JSON report)\n";
+        break;
+      }
+      std::string reason = rej["reason"].get<std::string>();
+      if (reason.size() > 160) reason = reason.substr(0, 157) + "...";
+      os << "    " << rej["spec"].get<std::string>() << " " << Join(rej["indexes"], ",") << ": "
+         << reason << "\n";
+    }
   }
   double estimated = r.value("estimated_total_us", 0.0);
   os << "estimated total: " << Us(estimated) << " (kernel costs + launch penalties:";
   const json penalties = r.value("launch_penalty_us", json::object());
   for (const auto& [spec, us] : penalties.items())
     os << " " << spec << " " << Us(us);
-  os << ", " << r.value("launch_penalty_source", "?") << ")\n";
+  os << "; penalties from " << r.value("launch_penalty_source", "?") << ")\n";
   os << "candidates: " << r.value("candidates", 0) << ", distinct estimated: "
      << r.value("estimated", 0) << ", search " << std::fixed << std::setprecision(2)
      << r.value("search_seconds", 0.0) << " s\n";
-  if (measured_ms >= 0) {
+  if (measured_ms >= 0 && chosen != "collage") {
+    os << "measured end to end: " << std::setprecision(3) << measured_ms * 1e3 << " us (of '"
+       << chosen << "', so no additive error of Collage's plan)\n";
+  } else if (measured_ms >= 0) {
     os << "measured end to end: " << std::setprecision(3) << measured_ms * 1e3
        << " us; additive error (measured - estimated): " << measured_ms * 1e3 - estimated
        << " us\n";
@@ -179,21 +227,31 @@ std::string ReportToText(const std::string& report_json, double measured_ms) {
     os << "\n";
   }
   const json& guard = r.contains("guard") ? r["guard"] : json();
+  if (guard.is_string()) os << "guard: " << guard.get<std::string>() << "\n";
   if (guard.is_object()) {
     os << "guard (" << guard.value("threads", 1) << " thread(s), median ms):";
     for (const auto& [name, ms] : guard["latency_ms"].items())
       os << " " << name << " " << std::setprecision(3) << ms.get<double>();
     os << "; chosen: " << guard.value("chosen", "?");
     if (guard.contains("collage_speedup_vs_best_fixed"))
-      os << " (Collage vs " << guard.value("best_fixed", "?") << ": " << std::setprecision(2)
-         << guard["collage_speedup_vs_best_fixed"].get<double>() << "x)";
+      os << " (Collage's plan is " << std::setprecision(2)
+         << guard["collage_speedup_vs_best_fixed"].get<double>() << "x as fast as "
+         << guard.value("best_fixed", "?") << ")";
     os << "\n";
   }
   return os.str();
 }
 
+}  // namespace
+
 std::string ReportToHtml(const std::string& report_json, double measured_ms) {
   json r = Parse(report_json);
+  return Rendered([&] { return HtmlOf(r, report_json, measured_ms); });
+}
+
+namespace {
+
+std::string HtmlOf(const json& r, const std::string& report_json, double measured_ms) {
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Collage partition</title>"
        << "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
@@ -233,5 +291,7 @@ std::string ReportToHtml(const std::string& report_json, double measured_ms) {
   html << "</body></html>\n";
   return html.str();
 }
+
+}  // namespace
 
 }  // namespace tessera::collage

@@ -32,16 +32,19 @@ struct State {
 [[noreturn]] void ThrowUncovered(const DataflowGraph& graph,
                                  const std::vector<CandidatePartition>& candidates,
                                  const std::vector<double>& costs,
-                                 const std::vector<std::string>& reasons, size_t index,
+                                 const std::vector<std::string>& reasons,
+                                 const std::vector<std::string>& spec_names, size_t index,
                                  bool stuck) {
-  std::set<std::string> specs;
+  std::set<std::string> specs(spec_names.begin(), spec_names.end());
   std::vector<std::string> invalid;
+  std::set<std::string> seen_reasons;
   for (size_t i = 0; i < candidates.size(); ++i) {
     specs.insert(candidates[i].spec_name());
     if (!candidates[i].sub_graph.inside()[index] || !IsInvalidCost(costs[i])) continue;
     std::string why = i < reasons.size() && !reasons[i].empty() ? reasons[i] : "invalid";
+    if (!seen_reasons.insert(candidates[i].spec_name() + why).second) continue;  // said once
     invalid.push_back(candidates[i].spec_name() + " " + candidates[i].sub_graph.inside().ToString() +
-                      ": " + why);
+                      " (" + candidates[i].rule_name + "): " + why);
   }
   std::string tried;
   for (const std::string& s : specs) tried += (tried.empty() ? "" : ", ") + s;
@@ -50,12 +53,15 @@ struct State {
   if (stuck)
     err << "no combination of disjoint candidates covers node " << index << " ("
         << graph.NodeLabel(index) << ")";
-  else
+  else if (invalid.empty())
     err << "no candidate covers node " << index << " (" << graph.NodeLabel(index)
         << "): none of the specs tried (" << (tried.empty() ? "none" : tried)
         << ") offers a kernel for it";
+  else
+    err << "every candidate holding node " << index << " (" << graph.NodeLabel(index)
+        << ") is invalid (specs tried: " << tried << ")";
   if (!invalid.empty()) {
-    err << "; only invalid candidates hold it:";
+    err << (stuck ? "; invalid candidates holding it:" : ":");
     for (size_t k = 0; k < invalid.size() && k < 5; ++k) err << "\n  " << invalid[k];
     if (invalid.size() > 5) err << "\n  ... and " << invalid.size() - 5 << " more";
   }
@@ -67,7 +73,8 @@ struct State {
 std::vector<size_t> SearchCheapestCover(const DataflowGraph& graph,
                                         const std::vector<CandidatePartition>& candidates,
                                         const std::vector<double>& costs,
-                                        const std::vector<std::string>& invalid_reasons) {
+                                        const std::vector<std::string>& invalid_reasons,
+                                        const std::vector<std::string>& spec_names) {
   TS_ICHECK(costs.size() == candidates.size()) << "one cost per candidate";
   const size_t n = graph.size();
   // Candidates by their first node: a path adds candidates in order of first node, so
@@ -80,7 +87,7 @@ std::vector<size_t> SearchCheapestCover(const DataflowGraph& graph,
     coverable |= candidates[i].sub_graph.inside();
   }
   size_t missing = coverable.FirstOutsideIndex();
-  if (missing < n) ThrowUncovered(graph, candidates, costs, invalid_reasons, missing, false);
+  if (missing < n) ThrowUncovered(graph, candidates, costs, invalid_reasons, spec_names, missing, false);
 
   std::vector<State> states;
   std::unordered_map<IndexSet, size_t, IndexSetHash> state_of;
@@ -127,7 +134,7 @@ std::vector<size_t> SearchCheapestCover(const DataflowGraph& graph,
       }
     }
   }
-  ThrowUncovered(graph, candidates, costs, invalid_reasons, furthest, true);
+  ThrowUncovered(graph, candidates, costs, invalid_reasons, spec_names, furthest, true);
 }
 
 }  // namespace tessera::collage

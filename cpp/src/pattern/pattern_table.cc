@@ -64,7 +64,7 @@ void PatternTableRegistry::RegisterPatterns(const std::string& compiler,
       TS_THROW(kValue) << "pattern label '" << e.label << "' must start with '" << compiler << ".'";
     for (const PatternTableEntry& old : table.patterns)
       if (old.label == e.label)
-        TS_THROW(kInternal) << "pattern '" << e.label << "' is registered twice";
+        TS_THROW(kValue) << "pattern '" << e.label << "' is registered twice";
     table.patterns.push_back(std::move(e));
   }
 }

@@ -2,6 +2,7 @@
 // --disable-pass and --config.
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #include "cli.h"
 
@@ -23,6 +24,20 @@ const char* kContextHelp =
 
 /// Parses a `--config KEY=VALUE` value: true/false, integers, numbers, else a string.
 static AttrValue ParseConfigValue(const std::string& text) {
+  if (!text.empty() && text.front() == '[') {
+    // An array: comma-separated items in brackets, e.g. [dnnl.NoFusion,blas.NoFusion]
+    // (quotes optional).
+    if (text.back() != ']') TS_THROW(kValue) << "--config: an array ends with ']', got '" << text << "'";
+    std::vector<AttrValue> items;
+    std::string inner = text.substr(1, text.size() - 2), item;
+    std::istringstream in(inner);
+    while (std::getline(in, item, ',')) {
+      size_t a = item.find_first_not_of(" \"'"), b = item.find_last_not_of(" \"'");
+      if (a == std::string::npos) continue;
+      items.push_back(ParseConfigValue(item.substr(a, b - a + 1)));
+    }
+    return AttrValue(std::move(items));
+  }
   if (text == "true" || text == "True") return AttrValue(true);
   if (text == "false" || text == "False") return AttrValue(false);
   char* end = nullptr;

@@ -3,6 +3,7 @@
 #include "tessera/transform/pass_context.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -70,7 +71,11 @@ ConfigRegistry& Configs() {
         "needs the measuring estimator)",
         at_least(0));
     add("collage.launch_penalty_us", AttrValue::Kind::kFloat, -1.0,
-        "Collage: microseconds added per kernel launch (negative: measured per target)");
+        "Collage: microseconds added per kernel launch (negative: measured per target)",
+        [](const AttrValue& v) {
+          if (!std::isfinite(v.AsFloat()))
+            TS_THROW(kValue) << "must be a finite number of microseconds, got " << v.AsFloat();
+        });
     add("collage.search", AttrValue::Kind::kString, "dp",
         "Collage: the search (\"dp\": Dijkstra over covered node sets)",
         [](const AttrValue& v) {

@@ -28,8 +28,7 @@ struct MeasureOptions {
   static MeasureOptions FromContext(const PassContext& ctx);
 };
 
-/// Builds and times candidates. Thread count: the target's `-num_threads` when given,
-/// else 1. Inputs are uniform in [-1, 1] (integers: 0). A candidate whose build or run
+/// Builds and times candidates. Thread count: MeasureThreads (the target's). Inputs are uniform in [-1, 1] (integers: 0). A candidate whose build or run
 /// fails is invalid, with the error as the reason.
 class MeasuringCostEstimator : public CostEstimator {
  public:
@@ -55,8 +54,8 @@ class MeasuringCostEstimator : public CostEstimator {
   std::vector<char> flush_buffer_;         // written through to evict the caches
 };
 
-/// The thread count candidates for `target` are measured with: its `-num_threads` when
-/// given and non-zero, else 1.
+/// The thread count candidates for `target` are measured with: the one the program will
+/// run with, its `-num_threads` when non-zero, else every core.
 int MeasureThreads(const Target& target);
 
 }  // namespace tessera::collage

@@ -17,9 +17,11 @@ namespace tessera::collage {
 /// covered set), so the result is deterministic. A node no usable candidate holds is a
 /// value error naming the node (its index and label), the specs that were tried and, when
 /// only invalid candidates hold it, their reasons (`invalid_reasons[i]`, may be empty).
+/// `spec_names` (optional) are the specs to name as tried, those without candidates too.
 std::vector<size_t> SearchCheapestCover(const DataflowGraph& graph,
                                         const std::vector<CandidatePartition>& candidates,
                                         const std::vector<double>& costs,
-                                        const std::vector<std::string>& invalid_reasons = {});
+                                        const std::vector<std::string>& invalid_reasons = {},
+                                        const std::vector<std::string>& spec_names = {});
 
 }  // namespace tessera::collage
