@@ -52,6 +52,9 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
     const Backend* b = BackendRegistry::Global().Find(targets[i].kind());
     if (!b || b->codegen) continue;
     bool used = false;
+    for (const char* option : {"compiler", "libs"})
+      if (host.HasAttr(option))
+        for (const std::string& l : host.GetStringList(option)) used |= l == targets[i].kind();
     for (const auto& [name, func] : mod.functions())
       if (const AttrValue* c = func->attrs.Find(attr::kCompiler))
         used |= c->is_string() && c->AsString() == targets[i].kind();

@@ -117,8 +117,13 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
       }
       for (const auto& [name, target] : fixed) {
         try {
+          // The library this configuration offloads to keeps its target's options.
           std::vector<Target> ts{target};
-          for (size_t i = 1; i < build_targets.size(); ++i) ts.push_back(build_targets[i]);
+          for (size_t i = 1; i < build_targets.size(); ++i)
+            if (target.HasAttr("compiler") &&
+                target.GetStringList("compiler") ==
+                    std::vector<std::string>{build_targets[i].kind()})
+              ts.push_back(build_targets[i]);
           exes.push_back(Build(mod, ts));
           names.push_back(name);
         } catch (const Error& e) {

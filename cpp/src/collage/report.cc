@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -52,6 +53,24 @@ std::string Us(const json& v) {
   else
     os << std::fixed << std::setprecision(1) << us << " us";
   return os.str();
+}
+
+/// A label for a line: long ones cut, with the op count.
+std::string Short(const std::string& label) {
+  if (label.size() <= 60) return label;
+  size_t ops = 1 + static_cast<size_t>(std::count(label.begin(), label.end(), '+'));
+  return label.substr(0, 48) + "... (" + std::to_string(ops) + " ops)";
+}
+
+/// Indexes for a line: all of a short list, else the first and last and how many.
+std::string Indexes(const json& array) {
+  if (array.size() <= 12) {
+    std::string out;
+    for (const json& v : array) out += (out.empty() ? "" : ",") + v.dump();
+    return out;
+  }
+  return array.front().dump() + ".." + array.back().dump() + " (" + std::to_string(array.size()) +
+         " nodes)";
 }
 
 std::string Join(const json& array, const char* sep) {
@@ -173,14 +192,14 @@ std::string TextOf(const json& r, double measured_ms) {
     os << "@" << f.value("name", "?") << ": " << f["kernels"].size() << " kernel(s)\n";
     for (const json& k : f["kernels"]) {
       os << "  " << std::left << std::setw(8) << k["backend"].get<std::string>() << " "
-         << std::setw(12) << Us(k["cost_us"]) << " " << k["label"].get<std::string>() << " "
-         << Join(k["indexes"], ",");
+         << std::setw(12) << Us(k["cost_us"]) << " " << Short(k["label"].get<std::string>())
+         << " " << Indexes(k["indexes"]);
       if (!k["name"].get<std::string>().empty()) os << " -> @" << k["name"].get<std::string>();
       const json& alt = k["alternative"];
       if (!alt.is_null())
         os << "\n           rejected: " << alt["backend"].get<std::string>() << " "
-           << Us(alt["cost_us"]) << " " << alt["label"].get<std::string>() << " "
-           << Join(alt["indexes"], ",");
+           << Us(alt["cost_us"]) << " " << Short(alt["label"].get<std::string>()) << " "
+           << Indexes(alt["indexes"]);
       os << "\n";
     }
     os << "  rejected candidates (invalid): " << f["rejected"].size() << "\n";
@@ -192,7 +211,7 @@ std::string TextOf(const json& r, double measured_ms) {
       }
       std::string reason = rej["reason"].get<std::string>();
       if (reason.size() > 160) reason = reason.substr(0, 157) + "...";
-      os << "    " << rej["spec"].get<std::string>() << " " << Join(rej["indexes"], ",") << ": "
+      os << "    " << rej["spec"].get<std::string>() << " " << Indexes(rej["indexes"]) << ": "
          << reason << "\n";
     }
   }
@@ -233,6 +252,9 @@ std::string TextOf(const json& r, double measured_ms) {
     for (const auto& [name, ms] : guard["latency_ms"].items())
       os << " " << name << " " << std::setprecision(3) << ms.get<double>();
     os << "; chosen: " << guard.value("chosen", "?");
+    if (guard.contains("errors"))
+      for (const auto& [name, why] : guard["errors"].items())
+        os << "\n  " << name << " could not be built: " << why.get<std::string>();
     if (guard.contains("collage_speedup_vs_best_fixed"))
       os << " (Collage's plan is " << std::setprecision(2)
          << guard["collage_speedup_vs_best_fixed"].get<double>() << "x as fast as "
