@@ -216,6 +216,12 @@ def test_new_user_review_cases(tessera_cli, tmp_path):
     if HAVE_DNNL:
         with pytest.raises(tessera.TesseraValueError, match="no partitions for it"):
             tessera.build(tessera.parse(CHAIN), target=["native", "dnnl"])
+    with ctx(**{"collage.enable": True}), pytest.raises(tessera.TesseraValueError,
+                                                        match="unknown target kind|'foo'"):
+        tessera.build(tessera.parse(CHAIN), target=["native", "foo"])
+    bad = subprocess.run([str(tessera_cli), "collage", "explain", str(tmp_path / "none.txt"),
+                          "-o", "/nonexistent/dir/p.html"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "cannot write" in bad.stderr
     with pytest.raises(tessera.TesseraTypeError, match="cost estimator"):
         collage.register_estimator("pytest_bad", 5)
     with pytest.raises(tessera.TesseraParseError, match="not a Collage report"):

@@ -35,6 +35,11 @@ int RunCollageExplain(const std::vector<std::string>& raw_args) {
     std::fprintf(stderr, kExplainHelp, kShapeHelp, kContextHelp);
     return 2;
   }
+  std::ofstream html;
+  if (!args.Get("-o").empty()) {  // before the search, which may take minutes
+    html.open(args.Get("-o"));
+    if (!html) TS_THROW(kIO) << "cannot write '" << args.Get("-o") << "'";
+  }
   IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
   PassContext ctx = ContextFromArgs(args, {}, /*collage=*/true);
   PassContext::Scope scope(ctx);
@@ -51,10 +56,8 @@ int RunCollageExplain(const std::vector<std::string>& raw_args) {
   }
   Progress("");
   std::printf("%s", collage::ReportToText(exe->collage_report(), measured).c_str());
-  if (!args.Get("-o").empty()) {
-    std::ofstream out(args.Get("-o"));
-    if (!out) TS_THROW(kIO) << "cannot write '" << args.Get("-o") << "'";
-    out << collage::ReportToHtml(exe->collage_report(), measured);
+  if (html.is_open()) {
+    html << collage::ReportToHtml(exe->collage_report(), measured);
     std::fprintf(stderr, "tessera collage explain: wrote %s\n", args.Get("-o").c_str());
   }
   return 0;
