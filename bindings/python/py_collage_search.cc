@@ -48,6 +48,22 @@ std::vector<Target> TargetsFromStrings(const std::vector<std::string>& texts) {
   return targets;
 }
 
+/// A cost function calling Python `fn(mod, target_text)`: its errors make the candidate
+/// invalid (a value error with the Python message), a non-number result a type error.
+CustomCostEstimator::Fn CostFnFromPy(py::object fn) {
+  return [fn](const IRModule& mod, const Target& target) -> double {
+    py::gil_scoped_acquire gil;
+    try {
+      return fn(mod, target.ToString()).cast<double>();
+    } catch (py::error_already_set& e) {
+      std::string what = e.what();
+      TS_THROW(kValue) << "Python estimator raised: " << what;
+    } catch (const py::cast_error&) {
+      TS_THROW(kType) << "a custom estimator must return a number of seconds";
+    }
+  };
+}
+
 /// The estimator of Python object `obj` (None: null), keeping the Python object alive as
 /// long as C++ holds it (a Python subclass's overrides live on the Python object).
 CostEstimatorPtr EstimatorFromPy(const py::object& obj) {
@@ -57,18 +73,7 @@ CostEstimatorPtr EstimatorFromPy(const py::object& obj) {
       TS_THROW(kType) << "a cost estimator is a collage.CostEstimator or a function (mod, target) "
                          "-> seconds, got "
                       << std::string(py::str(obj.get_type().attr("__name__")));
-    py::object fn = obj;  // a plain function: wrapped as a CustomCostEstimator
-    return std::make_shared<CustomCostEstimator>([fn](const IRModule& mod, const Target& target) {
-      py::gil_scoped_acquire gil;
-      try {
-        return fn(mod, target.ToString()).cast<double>();
-      } catch (py::error_already_set& e) {
-        std::string what = e.what();
-        TS_THROW(kValue) << "Python estimator raised: " << what;
-      } catch (const py::cast_error&) {
-        TS_THROW(kType) << "a custom estimator must return a number of seconds";
-      }
-    });
+    return std::make_shared<CustomCostEstimator>(CostFnFromPy(obj));  // a plain function
   }
   auto* raw = obj.cast<CostEstimator*>();
   auto* keep = new py::object(obj);
@@ -97,18 +102,7 @@ void BindCollageSearch(py::module_& m) {
   py::class_<CustomCostEstimator, CostEstimator, std::shared_ptr<CustomCostEstimator>>(
       m, "CustomCostEstimator", "An estimator calling fn(mod, target) -> seconds.")
       .def(py::init([](py::function fn) {
-             auto call = [fn](const IRModule& mod, const Target& target) -> double {
-               py::gil_scoped_acquire gil;
-               try {
-                 return fn(mod, target.ToString()).cast<double>();
-               } catch (py::error_already_set& e) {
-                 std::string what = e.what();
-                 TS_THROW(kValue) << "Python estimator raised: " << what;
-               } catch (const py::cast_error&) {
-                 TS_THROW(kType) << "a custom estimator must return a number of seconds";
-               }
-             };
-             return std::make_shared<CustomCostEstimator>(call);
+             return std::make_shared<CustomCostEstimator>(CostFnFromPy(fn));
            }),
            py::arg("fn"));
   py::class_<MeasuringCostEstimator, CostEstimator, std::shared_ptr<MeasuringCostEstimator>>(

@@ -100,7 +100,8 @@ ConfigRegistry& Configs() {
         "where weights and inputs come from memory)");
     add("collage.guard", AttrValue::Kind::kBool, true,
         "Collage: time the chosen partition end to end against native-only and each "
-        "library's classic partitioning, and keep the fastest");
+        "library's classic partitioning, and keep the fastest (with the measuring "
+        "estimator; a custom estimator's choice is kept)");
     add("testing.immutable_module", AttrValue::Kind::kBool, false,
         "fail a pass that changes its input module in place (structural hash check)");
     return r;
