@@ -91,7 +91,12 @@ void BindCollageSearch(py::module_& m) {
       "Base of cost estimators: subclass it and define estimate(self, mod, target) -> "
       "seconds (target is its text, e.g. \"dnnl\"). Raising makes the candidate invalid.")
       .def(py::init<>())
-      .def("estimate", &CostEstimator::Estimate, py::arg("mod"), py::arg("target"))
+      .def(
+          "estimate",
+          [](CostEstimator& e, const IRModule& mod, const std::string& target) {
+            return e.Estimate(mod, Target::Parse(target));
+          },
+          py::arg("mod"), py::arg("target"), "Seconds to run @main of `mod` on `target` (text).")
       .def_property_readonly("name", &CostEstimator::name);
   py::class_<MockCostEstimator, CostEstimator, std::shared_ptr<MockCostEstimator>>(
       m, "MockCostEstimator",

@@ -48,6 +48,7 @@ def test_mock_estimator_fuses_by_cost_and_reports():
     assert report.data["estimator"] == "mock"
     assert "native" in str(report)
     assert mock.num_estimates == report.data["estimated"]
+    assert mock.estimate(tessera.parse(CHAIN), "native") > 0  # callable from Python too
 
 
 def test_python_estimator_errors_make_candidates_invalid():
