@@ -140,7 +140,7 @@ class Partitioner {
     auto* measuring = dynamic_cast<MeasuringCostEstimator*>(estimator_.get());
     if (options_.refine > 0 && measuring) {
       std::map<std::string, double> in_model;
-      double best_ms = ProgramTime(*measuring, best, in_model);
+      double best_ms = ProgramTime(best, in_model);
       json log = json::array();
       log.push_back({{"round", 0}, {"scale", json::object()}, {"measured_ms", best_ms}});
       for (int round = 1; round <= options_.refine; ++round) {
@@ -158,7 +158,7 @@ class Partitioner {
         }
         IRModule next = Once(input);
         std::map<std::string, double> next_in_model;
-        double ms = ProgramTime(*measuring, next, next_in_model);
+        double ms = ProgramTime(next, next_in_model);
         log.push_back({{"round", round}, {"scale", scale}, {"measured_ms", ms}});
         LogInfo("collage: refinement round " + std::to_string(round) + ": " +
                 std::to_string(ms) + " ms (before: " + std::to_string(best_ms) + " ms)");
@@ -210,7 +210,7 @@ class Partitioner {
 
   /// Median ms per run of the partitioned program, and the ms per run its kernels of each
   /// backend (module kind) took, from a profile.
-  double ProgramTime(const MeasuringCostEstimator& measuring, const IRModule& mod,
+  double ProgramTime(const IRModule& mod,
                      std::map<std::string, double>& by_backend) {
     std::vector<Target> targets{HostTarget(targets_)};
     for (const PartitionSpecPtr& s : specs_)
@@ -224,7 +224,6 @@ class Partitioner {
     runtime::ProfileReport profile = executor.Profile(inputs, repeat);
     for (const runtime::ProfileRow& row : profile.rows)
       by_backend[row.module_kind] += row.total_ms / repeat;
-    (void)measuring;
     return executor.Benchmark(inputs, 2, 10).median_ms;
   }
 
