@@ -259,3 +259,36 @@ def test_collage_built_models_match_numpy(name):
         np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-4, err_msg=name)
     backends = {k["backend"] for k in ex.collage_report().kernels}
     assert backends <= {"native", "dnnl", "blas"} and backends
+
+
+def test_every_collage_key_takes_effect():
+    """coalesce, the tvm_max_depth alias and the measure_* keys change what happens."""
+    from tessera.pattern import is_op, wildcard
+    tessera.backend.register_external("pytest_keys", [("relu", is_op("nn.relu")(wildcard()))])
+    text = """
+def @main(%x: Tensor[(4, 8), float32]) {
+  %0 = nn.relu(%x);
+  %1 = nn.relu(%0);
+  nn.relu(%1)
+}"""
+    mock = collage.MockCostEstimator({"native": 10.0, "pytest_keys": 1.0})
+    base = {"collage.library_regions": False, "collage.byoc_max_depth": 1}
+    for coalesce, calls in ((True, 1), (False, 3)):   # one merged partition, or three calls
+        with ctx(**base, **{"collage.coalesce": coalesce}):
+            out = collage.CollagePartition(["native", "pytest_keys"], mock)(tessera.parse(text))
+        main = out.astext().split("def @main")[1].split("\ndef ")[0]
+        assert main.count("@collage_pytest_keys") == calls, coalesce
+    native = collage.MockCostEstimator({"native": 1.0})
+    with ctx(**{"collage.tvm_max_depth": 1}):
+        out = collage.CollagePartition("native", native)(tessera.parse(text))
+    assert primitive_calls(out) == 3          # the alias limits native kernels to one op
+    with ctx(**{"collage.tvm_max_depth": 1, "collage.native_max_depth": 3}):
+        out = collage.CollagePartition("native", native)(tessera.parse(text))
+    assert primitive_calls(out) == 1          # native_max_depth wins when both are given
+    keys = {"collage.measure_repeat": 3, "collage.measure_number": 2,
+            "collage.measure_percentile": 90.0, "collage.measure_flush_cache": False,
+            "collage.native_max_depth": 1}
+    with ctx(**keys):
+        out = collage.CollagePartition("native -num_threads=1")(tessera.parse(text))
+    measure = collage.CollageReport(out.attrs["collage.report"]).data["measure"]
+    assert measure == {"repeat": 3, "number": 2, "percentile": 90.0, "flush_cache": False}

@@ -49,8 +49,9 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
   // A library given as a target of its own only sets the options of partitions the module
   // already has; without any, it would be silently ignored.
   for (size_t i = 1; i < targets.size(); ++i) {
-    const Backend* b = BackendRegistry::Global().Find(targets[i].kind());
-    if (!b || b->codegen) continue;
+    if (!BackendRegistry::Global().Find(targets[i].kind()) ||
+        CompilesWholeModels(targets[i].kind()))
+      continue;
     bool used = false;
     for (const char* option : {"compiler", "libs"})
       if (host.HasAttr(option))
@@ -130,10 +131,8 @@ std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
 }
 
 Target HostTarget(const std::vector<Target>& targets) {
-  for (const Target& t : targets) {
-    const Backend* backend = BackendRegistry::Global().Find(t.kind());
-    if (backend && backend->codegen) return t.Without("compiler").Without("libs");
-  }
+  for (const Target& t : targets)
+    if (CompilesWholeModels(t.kind())) return t.Without("compiler").Without("libs");
   return Target("native");
 }
 

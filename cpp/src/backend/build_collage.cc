@@ -22,11 +22,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-bool CompilesWholeModels(const Target& t) {
-  const Backend* b = BackendRegistry::Global().Find(t.kind());
-  return b && b->codegen;
-}
-
 /// The libraries `targets` offer: targets of a library kind, and -compiler/-libs options.
 std::vector<std::string> Libraries(const std::vector<Target>& targets) {
   std::vector<std::string> out;
@@ -34,7 +29,7 @@ std::vector<std::string> Libraries(const std::vector<Target>& targets) {
     if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
   };
   for (const Target& t : targets) {
-    if (!CompilesWholeModels(t)) {
+    if (!CompilesWholeModels(t.kind())) {
       add(t.kind());
       continue;
     }
@@ -69,14 +64,14 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
   // names one (["native -num_threads=1", "dnnl"] is one thread throughout).
   std::vector<Target> given;
   for (Target t : targets) {
-    if (!CompilesWholeModels(t) && t.HasAttr("num_threads") && !t.attrs().count("num_threads") &&
+    if (!CompilesWholeModels(t.kind()) && t.HasAttr("num_threads") && !t.attrs().count("num_threads") &&
         host.attrs().count("num_threads"))
       t.Set("num_threads", std::to_string(host.GetInt("num_threads")));
     given.push_back(std::move(t));
   }
   std::vector<Target> build_targets{host};
   for (const Target& t : given)
-    if (!CompilesWholeModels(t)) build_targets.push_back(t);
+    if (!CompilesWholeModels(t.kind())) build_targets.push_back(t);
   std::string joined;
   for (const Target& t : given) joined += (joined.empty() ? "" : ";") + t.ToString();
 

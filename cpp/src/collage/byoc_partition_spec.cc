@@ -45,11 +45,6 @@ std::vector<CombinerRulePtr> FusionRules(ByocFusionStyle style) {
 /// The offload options of a target, in the order Build applies them.
 constexpr const char* kOffloadOptions[] = {"compiler", "libs"};
 
-bool CompilesWholeModels(const std::string& kind) {
-  const Backend* backend = BackendRegistry::Global().Find(kind);
-  return backend && backend->codegen;
-}
-
 }  // namespace
 
 PartitionRulePtr MakeByocPartitionRule(const std::string& compiler, size_t max_depth,

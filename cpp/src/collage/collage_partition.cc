@@ -99,8 +99,7 @@ class Partitioner {
     // that compiles whole models must be of its kind (options may differ).
     std::string kind;
     for (const Target& t : targets_) {
-      const Backend* b = BackendRegistry::Global().Find(t.kind());
-      if (!b || !b->codegen) continue;
+      if (!CompilesWholeModels(t.kind())) continue;
       if (kind.empty()) kind = t.kind();
       if (t.kind() != kind)
         TS_THROW(kValue) << "collage: targets that compile whole models must be of one kind, got '"
@@ -113,6 +112,11 @@ class Partitioner {
     so.fusion_styles = options_.fusion_styles;
     specs_ = WithOpaqueSingles(GatherPartitionSpecs(targets_, so));
     report_["estimator"] = estimator_->name();
+    if (const auto* m = dynamic_cast<const MeasuringCostEstimator*>(estimator_.get()))
+      report_["measure"] = {{"repeat", m->options().repeat},
+                            {"number", m->options().number},
+                            {"percentile", m->options().percentile},
+                            {"flush_cache", m->options().flush_cache}};
     report_["targets"] = json::array();
     for (const Target& t : targets_) report_["targets"].push_back(t.ToString());
     report_["specs"] = json::array();

@@ -115,15 +115,10 @@ double MeasuringCostEstimator::Estimate(const IRModule& mod, const Target& targe
 
 namespace {
 
-bool CompilesWholeModels(const Target& target) {
-  const Backend* backend = BackendRegistry::Global().Find(target.kind());
-  return backend && backend->codegen;
-}
-
 /// The targets a candidate for `target` is built with: the target itself when it runs
 /// whole models, else native (with its thread count) running the library's partition.
 std::vector<Target> BuildTargets(const Target& target) {
-  if (CompilesWholeModels(target)) return {target};
+  if (CompilesWholeModels(target.kind())) return {target};
   Target host("native");
   if (target.HasAttr("num_threads") && target.attrs().count("num_threads"))
     host.Set("num_threads", std::to_string(target.GetInt("num_threads")));
@@ -145,25 +140,21 @@ Prepared Prepare(const EstimateRequest& request, size_t index) {
   p.targets = BuildTargets(request.target);
   p.lowered = LowerModuleToTIR(InferTypes(request.mod));
   std::string prefix = "cand" + std::to_string(index) + "_";
+  IRModule renamed_module = p.lowered;
   for (const auto& [name, func] : p.lowered.functions()) {
     const auto* pf = func.as<tir::PrimFuncNode>();
     if (!pf) continue;
     if (pf->attrs.Has(kExternFunctionAttr)) {
-      p.offloads = true;
+      p.offloads = true;  // built on its own, under its own symbols
       continue;
     }
     std::string symbol = prefix + GlobalSymbolOf(name, pf);
     tir::PrimFunc renamed = tir::MakePrimFunc(pf->params, pf->num_outputs, pf->body,
                                               pf->attrs.With(attr::kGlobalSymbol, symbol));
     p.kernels.emplace_back(symbol, renamed);
+    renamed_module = renamed_module.WithFunction(name, renamed);
   }
-  if (!p.offloads)
-    for (const auto& [symbol, pf] : p.kernels) {
-      for (const auto& [name, func] : p.lowered.functions())
-        if (func.as<tir::PrimFuncNode>() &&
-            prefix + GlobalSymbolOf(name, func.get()) == symbol)
-          p.lowered = p.lowered.WithFunction(name, pf);
-    }
+  if (!p.offloads) p.lowered = renamed_module;
   return p;
 }
 

@@ -16,6 +16,12 @@ ExecutableModuleNode::ExecutableModuleNode(std::shared_ptr<Executable> exe, std:
   if (!exe_) TS_THROW(kValue) << "executable module: no executable";
   if (symbol_.empty() || symbol_.find('\n') != std::string::npos)
     TS_THROW(kValue) << "executable module: bad symbol '" << symbol_ << "'";
+  // The parameters' slots in order, looked up once (every kernel call needs them).
+  input_slots_.assign(exe_->input_names().size(), nullptr);
+  for (const Slot& s : exe_->slots())
+    if (s.kind == SlotKind::kInput) input_slots_[s.index] = &s;
+  for (size_t i = 0; i < input_slots_.size(); ++i)
+    if (!input_slots_[i]) TS_THROW(kInternal) << "executable module: parameter " << i << " has no slot";
 }
 
 Executor& ExecutableModuleNode::ExecutorFor(const TsKernelEnv* env) {
@@ -34,19 +40,11 @@ Executor& ExecutableModuleNode::ExecutorFor(const TsKernelEnv* env) {
 KernelFunction ExecutableModuleNode::GetFunction(const std::string& symbol) {
   if (symbol != symbol_) return nullptr;
   return [this](void* const* buffers, const TsKernelEnv* env) {
-    const Executable& exe = *exe_;
     std::map<std::string, NDArray> inputs;
-    size_t k = 0;
-    std::vector<const Slot*> input_slots(exe.input_names().size(), nullptr);
-    for (const Slot& s : exe.slots())
-      if (s.kind == SlotKind::kInput) input_slots[s.index] = &s;
-    for (size_t i = 0; i < input_slots.size(); ++i) {
-      const Slot* s = input_slots[i];
-      if (!s) TS_THROW(kInternal) << "executable module: parameter " << i << " has no slot";
-      inputs[exe.input_names()[i]] = NDArray::FromBorrowed(buffers[k++], s->shape, s->dtype);
-    }
-    std::vector<NDArray> results = ExecutorFor(env).RunInto(inputs, buffers + k);
-    (void)results;
+    for (size_t i = 0; i < input_slots_.size(); ++i)
+      inputs[exe_->input_names()[i]] =
+          NDArray::FromBorrowed(buffers[i], input_slots_[i]->shape, input_slots_[i]->dtype);
+    ExecutorFor(env).RunInto(inputs, buffers + input_slots_.size());
   };
 }
 

@@ -117,6 +117,11 @@ std::vector<std::string> BackendRegistry::Names() const {
   return names;
 }
 
+bool CompilesWholeModels(const std::string& kind) {
+  const Backend* backend = BackendRegistry::Global().Find(kind);
+  return backend && backend->codegen;
+}
+
 std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func) {
   if (func)
     if (const AttrValue* v = func->attrs.Find(attr::kGlobalSymbol); v && v->is_string())

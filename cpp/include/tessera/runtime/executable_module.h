@@ -31,6 +31,7 @@ class ExecutableModuleNode : public ModuleNode {
 
   std::shared_ptr<Executable> exe_;
   std::string symbol_;
+  std::vector<const Slot*> input_slots_;  // @main's parameters' slots, in order
   std::mutex mutex_;
   std::map<void*, std::unique_ptr<Executor>> executors_;
 };

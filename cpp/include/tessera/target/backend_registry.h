@@ -76,6 +76,10 @@ class BackendRegistry {
 /// Registers every built-in backend (one line per backend in builtin_backends.cc).
 void RegisterBuiltinBackends(BackendRegistry& registry);
 
+/// Whether backend `kind` is registered and compiles whole models (has a codegen), as
+/// native does; library backends (dnnl, blas) compile only partitions.
+bool CompilesWholeModels(const std::string& kind);
+
 /// The global symbol of PrimFunc `name` in a module: its `global_symbol` attr or `name`.
 std::string GlobalSymbolOf(const std::string& name, const BaseFuncNode* func);
 
