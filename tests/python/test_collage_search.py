@@ -292,3 +292,25 @@ def @main(%x: Tensor[(4, 8), float32]) {
         out = collage.CollagePartition("native -num_threads=1")(tessera.parse(text))
     measure = collage.CollageReport(out.attrs["collage.report"]).data["measure"]
     assert measure == {"repeat": 3, "number": 2, "percentile": 90.0, "flush_cache": False}
+
+
+def test_external_backend_executable_loads_in_another_process(tmp_path):
+    """A program with partitions of a Python-declared backend saves and loads in a process
+    that never registered it (its kernels are compiled code)."""
+    import os
+    import sys
+    from tessera.pattern import is_op, wildcard
+    tessera.backend.register_external("pytest_saved", [("relu", is_op("nn.relu")(wildcard()))])
+    mod = tessera.parse(CHAIN)
+    ex = tessera.build(mod, target="native -compiler=pytest_saved")
+    assert any(r["backend"] == "executable" for r in ex.profile(**inputs())["rows"])
+    ex.save(tmp_path / "m.tsx")
+    np.save(tmp_path / "want.npy", ex(**inputs()))
+    for name, value in inputs().items():
+        np.save(tmp_path / f"{name}.npy", value)
+    code = (f"import numpy as np, tessera; ex = tessera.load({str(tmp_path / 'm.tsx')!r}); "
+            f"got = ex(x=np.load({str(tmp_path / 'x.npy')!r}), w=np.load({str(tmp_path / 'w.npy')!r})); "
+            f"np.testing.assert_allclose(got, np.load({str(tmp_path / 'want.npy')!r}), rtol=1e-6)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
