@@ -61,11 +61,7 @@ void BindBuild(py::module_& m) {
                              [](const PyExecutable& e) { return e.exe->output_slots().size(); })
       .def_property_readonly(
           "returns_tuple",
-          [](const PyExecutable& e) {
-            const Function& main = e.exe->main();
-            Type t = main->ret_type.defined() ? main->ret_type : main->body->checked_type_or_null();
-            return t.defined() && t.as<TupleTypeNode>() != nullptr;
-          })
+          [](const PyExecutable& e) { return e.exe->returns_tuple(); })
       .def_property_readonly("num_threads",
                              [](const PyExecutable& e) { return e.executor->pool().num_threads(); })
       .def_property_readonly("kernels",
@@ -88,7 +84,7 @@ void BindBuild(py::module_& m) {
       .def("source",
            [](const PyExecutable& e) -> py::object {
              const auto* native =
-                 dynamic_cast<const native::NativeModuleNode*>(e.exe->module().get());
+                 dynamic_cast<const runtime::NativeModuleNode*>(e.exe->module().get());
              if (!native) return py::none();
              return py::str(native->source());
            })
@@ -160,7 +156,7 @@ void BindBuild(py::module_& m) {
           exe = Build(mod, targets);
         }
         runtime::ExecutorOptions options;
-        if (!targets.empty()) options = runtime::ExecutorOptions::FromTarget(targets.front());
+        if (!targets.empty()) options = ExecutorOptionsFor(targets.front());
         return MakePyExecutable(std::move(exe), options);
       },
       py::arg("mod"), py::arg("targets"));

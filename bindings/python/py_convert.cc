@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "bindings.h"
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 
 namespace tessera::python {
 

@@ -95,7 +95,7 @@ TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
     } else {
       exe = tessera::Build(module->mod, list);
     }
-    *out = MakeExecutable(std::move(exe), ExecutorOptions::FromTarget(list.front()));
+    *out = MakeExecutable(std::move(exe), ExecutorOptionsFor(list.front()));
   });
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/backend/build.h"
 #include "tessera/backend/interp/interp_module.h"
 #include "tessera/backend/interp/interpreter.h"
 #include "tessera/ir/parser.h"
@@ -69,7 +70,7 @@ inline runtime::Module InterpKernels(const IRModule& mod) {
 
 /// An executable of `mod` over interp kernels.
 inline std::shared_ptr<runtime::Executable> Compile(const IRModule& mod) {
-  return runtime::Executable::Create(mod, InterpKernels(mod));
+  return CreateExecutable(mod, InterpKernels(mod));
 }
 
 /// A float32 tensor of `shape` holding seed, seed + 0.5, ...

@@ -151,7 +151,7 @@ TEST(CodegenModule, SaveLoadThroughTheModuleTreeGivesIdenticalResults) {
   std::vector<std::pair<std::string, PrimFunc>> kernels = {
       {"add.one", AddConst(1)}, {"exp", AddConst(2)}, {"ts_internal", AddConst(3)}};
   runtime::Module mod = native::BuildNativeModule(kernels, TestCompileOptions());
-  auto* node = dynamic_cast<native::NativeModuleNode*>(mod.get());
+  auto* node = dynamic_cast<runtime::NativeModuleNode*>(mod.get());
   ASSERT_NE(node, nullptr);
   EXPECT_EQ(mod->type_key(), "native");
   // Symbols that are not plain C identifiers, or clash with names the C uses, are renamed.
@@ -161,7 +161,6 @@ TEST(CodegenModule, SaveLoadThroughTheModuleTreeGivesIdenticalResults) {
   EXPECT_EQ(mod->ListFunctions(), (std::vector<std::string>{"add.one", "exp", "ts_internal"}));
   EXPECT_FALSE(mod->GetFunction("missing"));
 
-  native::RegisterNativeModuleLoader();
   std::string bytes = runtime::SerializeModuleTree(mod);
   runtime::Module back = runtime::DeserializeModuleTree(bytes);
   EXPECT_EQ(back->type_key(), "native");
@@ -172,18 +171,18 @@ TEST(CodegenModule, SaveLoadThroughTheModuleTreeGivesIdenticalResults) {
     EXPECT_TRUE(a.BitwiseEqual(b)) << name;
     testing::ExpectClose(a, RunInterp(f, args)[1], name);
   }
-  EXPECT_THROW(native::LoadNativeModule(bytes.substr(0, 5)), tessera::Error);
-  EXPECT_THROW(native::LoadNativeModule(mod->SaveToBytes().substr(0, 40)), tessera::Error);
+  EXPECT_THROW(runtime::LoadNativeModule(bytes.substr(0, 5)), tessera::Error);
+  EXPECT_THROW(runtime::LoadNativeModule(mod->SaveToBytes().substr(0, 40)), tessera::Error);
   // Bytes that are no shared object, and a symbol table naming a function the object
   // lacks, are clear errors.
   try {
-    native::NativeModuleNode junk("definitely not an ELF file", {});
+    runtime::NativeModuleNode junk("definitely not an ELF file", {});
     FAIL() << "expected a load error";
   } catch (const tessera::Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot load the shared object"), std::string::npos);
   }
   try {
-    native::NativeModuleNode bad(node->shared_object(), {{"k", "no_such_function"}});
+    runtime::NativeModuleNode bad(node->shared_object(), {{"k", "no_such_function"}});
     FAIL() << "expected a missing-symbol error";
   } catch (const tessera::Error& e) {
     EXPECT_NE(std::string(e.what()).find("no_such_function"), std::string::npos) << e.what();

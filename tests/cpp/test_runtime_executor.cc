@@ -266,7 +266,7 @@ TEST(RuntimeExecutor, KernelErrorsNameTheKernel) {
 TEST(RuntimeExecutor, MissingKernelFailsAtCreate) {
   IRModule mod = ParseModule(ChainText(3));
   runtime::Module partial = InterpCodegen(mod, {"add_one_k"}, Target("interp"));
-  ExpectError([&] { Executable::Create(mod, partial); }, ErrorKind::kNotFound, {"'twice_k'"});
+  ExpectError([&] { CreateExecutable(mod, partial); }, ErrorKind::kNotFound, {"'twice_k'"});
 }
 
 TEST(RuntimeExecutor, ProfileAndBenchmark) {
@@ -303,10 +303,10 @@ TEST(RuntimeExecutor, NoKernelsAndPoolSize) {
   Var x = MakeVar("x", MakeTensorType({8}));
   Constant c = MakeConstant(Iota({8}, 5.0f));
   IRModule mod = IRModule::FromExpr(MakeFunction({x}, MakeTuple({x, c})));
-  auto exe = runtime::Executable::Create(mod, InterpCodegen(mod, {}, Target("interp")));
+  auto exe = CreateExecutable(mod, InterpCodegen(mod, {}, Target("interp")));
   EXPECT_TRUE(exe->instructions().empty());
   EXPECT_EQ(exe->memory_plan().arena_bytes, 0u);
-  Executor ex(exe, ExecutorOptions::FromTarget(Target::Parse("interp -num_threads=2")));
+  Executor ex(exe, ExecutorOptionsFor(Target::Parse("interp -num_threads=2")));
   EXPECT_EQ(ex.pool().num_threads(), 2);
   std::map<std::string, NDArray> in = {{"x", Iota({8}, 1.0f)}};
   std::vector<NDArray> out = ex.Run(in);

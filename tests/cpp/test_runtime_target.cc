@@ -76,8 +76,8 @@ TEST(RuntimeTarget, ThreadCountsLibsAndRepeatsAreChecked) {
 TEST(RuntimeTarget, InterpKindAndExecutorOptions) {
   Target t = Target::Parse("interp -num_threads=3");
   EXPECT_EQ(t.kind(), "interp");
-  EXPECT_EQ(runtime::ExecutorOptions::FromTarget(t).num_threads, 3);
-  EXPECT_EQ(runtime::ExecutorOptions::FromTarget(Target("interp")).num_threads, 0);
+  EXPECT_EQ(ExecutorOptionsFor(t).num_threads, 3);
+  EXPECT_EQ(ExecutorOptionsFor(Target("interp")).num_threads, 0);
 }
 
 TEST(RuntimeTarget, AllAttributeTypes) {

@@ -123,7 +123,7 @@ std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
     }
     kernels->imports.push_back(std::move(m));
   }
-  auto exe = runtime::Executable::Create(lowered, std::move(kernels));
+  auto exe = CreateExecutable(lowered, std::move(kernels));
   // The target's thread count travels with the program (save/load keeps it).
   if (host.HasAttr("num_threads"))
     exe->SetDefaultNumThreads(static_cast<int>(host.GetInt("num_threads")));

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "tessera/ir/attrs.h"
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 
 namespace tessera::text {
 

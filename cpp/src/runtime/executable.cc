@@ -1,247 +1,109 @@
-// Building an Executable: @main flattened into kernel calls in dataflow order.
+// Executable: a Program checked for consistency against itself and its kernels, with its
+// static memory plan.
 #include "tessera/runtime/executable.h"
 
-#include <unordered_map>
+#include <algorithm>
 
 #include "memory_plan.h"
-#include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
-#include "tessera/target/backend_registry.h"
-#include "tessera/transform/infer_type.h"
 
 namespace tessera::runtime {
 
 namespace {
 
-/// @main's attribute holding the build target's thread count (so it is saved).
-constexpr const char* kNumThreadsAttr = "executor.num_threads";
-constexpr const char* kCollageReportAttr = "collage.report";
-
-/// The value of one expression: a tensor slot or a tuple of layouts.
-struct Layout {
-  int slot = -1;
-  std::vector<Layout> fields;
-};
-
-void Flatten(const Layout& layout, std::vector<int>& out) {
-  // Explicit stack: tuples may nest deeply.
-  std::vector<const Layout*> stack{&layout};
-  while (!stack.empty()) {
-    const Layout* l = stack.back();
-    stack.pop_back();
-    if (l->slot >= 0) {
-      out.push_back(l->slot);
-      continue;
-    }
-    for (auto it = l->fields.rbegin(); it != l->fields.rend(); ++it) stack.push_back(&*it);
-  }
-}
-
-std::string Describe(const Expr& e) {
-  if (const auto* call = e.as<CallNode>()) {
-    if (const OpNode* op = call->op()) return "a call of op '" + op->name + "'";
-    if (const auto* gv = call->callee.as<GlobalVarNode>())
-      return "a call of @" + gv->name + " (only call_tir calls are supported)";
-    return "a call of a local function";
-  }
-  if (e.as<LetNode>()) return "a let binding";
-  if (e.as<FunctionNode>()) return "a nested function";
-  if (const auto* gv = e.as<GlobalVarNode>()) return "a reference to @" + gv->name;
-  if (e.as<OpNode>()) return "an op used as a value";
-  return "this expression";
-}
-
-class Builder {
- public:
-  Builder(const Function& main, const std::map<std::string, std::string>& symbol_of)
-      : main_(main), symbol_of_(symbol_of) {}
-
-  std::vector<Slot> slots;
-  std::vector<Instruction> program;
-  std::vector<NDArray> constants;
-  std::vector<int> outputs;
-  int num_output_buffers = 0;
-
-  void Run() {
-    for (size_t i = 0; i < main_->params.size(); ++i) {
-      const Var& p = main_->params[i];
-      const auto* tt = p->type_annotation.as<TensorTypeNode>();
-      if (!tt)
-        TS_THROW(kUnsupported) << "executor: parameter %" << p->name_hint
-                               << " of @main must be a tensor";
-      params_[p.get()] = static_cast<int>(i);
-      int s = NewSlot(SlotKind::kInput, tt->shape, tt->dtype);
-      slots[s].index = static_cast<int>(i);
-      layouts_[p.get()] = Layout{s, {}};
-    }
-    Visit(main_->body);
-    Flatten(layouts_.at(main_->body.get()), outputs);
-    // Kernel results that leave @main get fresh arrays per run, not arena storage.
-    for (int s : outputs)
-      if (slots[s].kind == SlotKind::kIntermediate) {
-        slots[s].kind = SlotKind::kOutput;
-        slots[s].index = num_output_buffers++;
+/// Checks every index, size and reference of `p`, so a damaged or hand-made program is an
+/// error here rather than a wild pointer in a kernel. Returns the output buffer count.
+int CheckProgram(const Program& p) {
+  const int num_slots = static_cast<int>(p.slots.size());
+  std::vector<int> input_seen(p.input_names.size(), 0);
+  std::vector<int> const_seen(p.constants.size(), 0);
+  std::vector<int> output_seen(p.slots.size(), 0);
+  int num_outputs = 0;
+  for (int i = 0; i < num_slots; ++i) {
+    const Slot& s = p.slots[i];
+    int64_t n = ShapeNumElements(s.shape);
+    if (n > INT64_MAX / 8 || s.bytes != static_cast<size_t>(n) * DTypeBytes(s.dtype))
+      TS_THROW(kValue) << "executable: slot " << i << " has " << s.bytes
+                       << " bytes, not what its shape and dtype take";
+    switch (s.kind) {
+      case SlotKind::kInput:
+        if (s.index < 0 || s.index >= static_cast<int>(input_seen.size()) || input_seen[s.index]++)
+          TS_THROW(kValue) << "executable: input slot " << i << " has a bad parameter index "
+                           << s.index;
+        break;
+      case SlotKind::kConstant: {
+        if (s.index < 0 || s.index >= static_cast<int>(const_seen.size()) || const_seen[s.index]++)
+          TS_THROW(kValue) << "executable: constant slot " << i << " has a bad constant index "
+                           << s.index;
+        const NDArray& c = p.constants[s.index];
+        if (c.shape() != s.shape || c.dtype() != s.dtype)
+          TS_THROW(kValue) << "executable: constant " << s.index << " does not match slot " << i;
+        break;
       }
-  }
-
- private:
-  int NewSlot(SlotKind kind, const std::vector<int64_t>& shape, DType dtype) {
-    Slot s;
-    s.kind = kind;
-    s.shape = shape;
-    s.dtype = dtype;
-    s.bytes = static_cast<size_t>(ShapeNumElements(shape)) * DTypeBytes(dtype);
-    slots.push_back(std::move(s));
-    return static_cast<int>(slots.size() - 1);
-  }
-
-  std::vector<Expr> Children(const Expr& e) {
-    if (const auto* call = e.as<CallNode>()) {
-      CheckCallTir(call);
-      return {call->args[1]};
-    }
-    if (const auto* t = e.as<TupleNode>()) return t->fields;
-    if (const auto* g = e.as<TupleGetItemNode>()) return {g->tuple};
-    if (const auto* v = e.as<VarNode>()) {
-      if (!params_.count(v))
-        TS_THROW(kUnsupported) << "executor: variable %" << v->name_hint
-                               << " is not a parameter of @main (let bindings are not supported)";
-      return {};
-    }
-    if (e.as<ConstantNode>()) return {};
-    TS_THROW(kUnsupported) << "executor: @main contains " << Describe(e)
-                           << "; a lowered @main may only hold params, constants, call_tir, "
-                              "tuples and tuple projections";
-  }
-
-  void CheckCallTir(const CallNode* call) {
-    const OpNode* op = call->op();
-    if (!op || op->name != "call_tir")
-      TS_THROW(kUnsupported) << "executor: @main contains " << Describe(Expr(call))
-                             << "; a lowered @main may only call kernels with call_tir";
-    if (call->args.size() != 2 || !call->args[0].as<GlobalVarNode>() ||
-        call->type_args.size() != 1 || !call->type_args[0].defined())
-      TS_THROW(kType) << "executor: call_tir needs (@func, (args...), out_type)";
-  }
-
-  void Visit(const Expr& root) {
-    std::vector<std::pair<Expr, bool>> stack{{root, false}};
-    while (!stack.empty()) {
-      auto [e, expanded] = stack.back();
-      stack.pop_back();
-      if (layouts_.count(e.get())) continue;
-      if (!expanded) {
-        stack.push_back({e, true});
-        std::vector<Expr> kids = Children(e);
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it)
-          if (!layouts_.count(it->get())) stack.push_back({*it, false});
-        continue;
-      }
-      layouts_[e.get()] = Make(e);
+      case SlotKind::kOutput:
+        if (s.index < 0 || s.index >= num_slots || output_seen[s.index]++)
+          TS_THROW(kValue) << "executable: output slot " << i << " has a bad buffer index "
+                           << s.index;
+        num_outputs = std::max(num_outputs, s.index + 1);
+        break;
+      case SlotKind::kIntermediate:
+        break;
+      default:
+        TS_THROW(kValue) << "executable: slot " << i << " has an unknown kind";
     }
   }
-
-  Layout Make(const Expr& e) {
-    if (const auto* c = e.as<ConstantNode>()) {
-      int s = NewSlot(SlotKind::kConstant, c->data.shape(), c->data.dtype());
-      slots[s].index = static_cast<int>(constants.size());
-      constants.push_back(c->data);
-      return Layout{s, {}};
+  for (size_t i = 0; i < input_seen.size(); ++i)
+    if (!input_seen[i]) TS_THROW(kValue) << "executable: parameter " << i << " has no slot";
+  for (int i = 0; i < num_outputs; ++i)
+    if (!output_seen[i]) TS_THROW(kValue) << "executable: output buffer " << i << " has no slot";
+  std::vector<bool> defined(num_slots, false);
+  for (int i = 0; i < num_slots; ++i)
+    defined[i] = p.slots[i].kind == SlotKind::kInput || p.slots[i].kind == SlotKind::kConstant;
+  for (size_t k = 0; k < p.instructions.size(); ++k) {
+    const Instruction& ins = p.instructions[k];
+    int n = static_cast<int>(ins.args.size());
+    if (ins.num_outputs < 0 || ins.num_outputs > n)
+      TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol
+                       << ") has a bad output count";
+    for (int a = 0; a < n; ++a) {
+      int slot = ins.args[a];
+      if (slot < 0 || slot >= num_slots)
+        TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol
+                         << ") names slot " << slot << " of " << num_slots;
+      bool is_output = a >= n - ins.num_outputs;
+      SlotKind kind = p.slots[slot].kind;
+      if (is_output && (kind == SlotKind::kInput || kind == SlotKind::kConstant || defined[slot]))
+        TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol << ") writes slot "
+                         << slot << ", which is an input, a constant or already written";
+      if (!is_output && !defined[slot])
+        TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol << ") reads slot "
+                         << slot << " before it is written";
     }
-    if (const auto* t = e.as<TupleNode>()) {
-      Layout l;
-      for (const Expr& f : t->fields) l.fields.push_back(layouts_.at(f.get()));
-      return l;
-    }
-    if (const auto* g = e.as<TupleGetItemNode>()) {
-      const Layout& t = layouts_.at(g->tuple.get());
-      if (t.slot >= 0 || g->index < 0 || g->index >= static_cast<int>(t.fields.size()))
-        TS_THROW(kType) << "executor: tuple index " << g->index << " is out of range";
-      return t.fields[g->index];
-    }
-    const auto* call = e.as<CallNode>();
-    TS_ICHECK(call) << "unexpected node";
-    const std::string& name = call->args[0].as<GlobalVarNode>()->name;
-    auto sym = symbol_of_.find(name);
-    if (sym == symbol_of_.end())
-      TS_THROW(kType) << "executor: call_tir target @" << name
-                      << " is not a PrimFunc of the module";
-    Instruction ins;
-    ins.symbol = sym->second;
-    Flatten(layouts_.at(call->args[1].get()), ins.args);
-    const Type& out = call->type_args[0];
-    std::vector<Type> outs;
-    if (const auto* tt = out.as<TupleTypeNode>())
-      outs = tt->fields;
-    else
-      outs = {out};
-    Layout result;
-    for (const Type& t : outs) {
-      const auto* tt = t.as<TensorTypeNode>();
-      if (!tt) TS_THROW(kUnsupported) << "executor: call_tir @" << name << " has a nested out_type";
-      int s = NewSlot(SlotKind::kIntermediate, tt->shape, tt->dtype);
-      ins.args.push_back(s);
-      result.fields.push_back(Layout{s, {}});
-    }
-    ins.num_outputs = static_cast<int>(outs.size());
-    program.push_back(std::move(ins));
-    if (!out.as<TupleTypeNode>()) return result.fields[0];
-    return result;
+    for (int a = n - ins.num_outputs; a < n; ++a) defined[ins.args[a]] = true;
   }
-
-  const Function& main_;
-  const std::map<std::string, std::string>& symbol_of_;
-  std::unordered_map<const VarNode*, int> params_;
-  std::unordered_map<const ExprNode*, Layout> layouts_;
-};
+  for (int slot : p.output_slots)
+    if (slot < 0 || slot >= num_slots || !defined[slot])
+      TS_THROW(kValue) << "executable: result slot " << slot << " is never written";
+  return num_outputs;
+}
 
 }  // namespace
 
-int Executable::default_num_threads() const {
-  return main_.defined() ? static_cast<int>(GetIntAttr(main_.get(), kNumThreadsAttr)) : 0;
+std::shared_ptr<Executable> Executable::Create(Program program, Module kernels) {
+  if (!kernels) TS_THROW(kValue) << "executor: no runtime module with the kernels";
+  std::shared_ptr<Executable> exe(new Executable());
+  exe->num_output_buffers_ = CheckProgram(program);
+  exe->program_ = std::move(program);
+  exe->module_ = std::move(kernels);
+  for (const Instruction& ins : exe->program_.instructions)
+    FindKernel(exe->module_, ins.symbol);  // fail early
+  exe->plan_ = PlanMemory(exe->program_.slots, exe->program_.instructions);
+  return exe;
 }
 
 void Executable::SetDefaultNumThreads(int num_threads) {
   if (num_threads < 0) TS_THROW(kValue) << "executable: num_threads must be >= 0";
-  main_ = WithAttr(main_, kNumThreadsAttr, AttrValue(int64_t{num_threads}));
-}
-
-std::string Executable::collage_report() const {
-  const AttrValue* v = main_->attrs.Find(kCollageReportAttr);
-  return v && v->is_string() ? v->AsString() : "";
-}
-
-void Executable::SetCollageReport(const std::string& json) {
-  main_ = WithAttr(main_, kCollageReportAttr, AttrValue(json));
-}
-
-std::shared_ptr<Executable> Executable::Create(const IRModule& lowered, Module kernels) {
-  if (!kernels) TS_THROW(kValue) << "executor: no runtime module with the kernels";
-  Function main = lowered.LookupFunction("main");
-  // Checks every call_tir against its PrimFunc before the program trusts the shapes.
-  InferTypes(lowered);
-  std::map<std::string, std::string> symbol_of;
-  for (const auto& [name, func] : lowered.functions())
-    if (func.as<tir::PrimFuncNode>()) symbol_of[name] = GlobalSymbolOf(name, func.get());
-  std::shared_ptr<Executable> exe(new Executable());
-  exe->module_ = std::move(kernels);
-  exe->Build(main, symbol_of);
-  return exe;
-}
-
-void Executable::Build(const Function& main, const std::map<std::string, std::string>& symbol_of) {
-  Builder b(main, symbol_of);
-  b.Run();
-  main_ = main;
-  symbols_ = symbol_of;
-  for (const Var& p : main->params) input_names_.push_back(p->name_hint);
-  slots_ = std::move(b.slots);
-  instructions_ = std::move(b.program);
-  constants_ = std::move(b.constants);
-  output_slots_ = std::move(b.outputs);
-  num_output_buffers_ = b.num_output_buffers;
-  for (const Instruction& ins : instructions_) FindKernel(module_, ins.symbol);  // fail early
-  plan_ = PlanMemory(slots_, instructions_);
+  num_threads_ = num_threads;
 }
 
 std::string Executable::ModuleKindOf(const std::string& symbol) const {

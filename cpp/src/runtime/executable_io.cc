@@ -1,23 +1,24 @@
-// Saving and loading an Executable: one file with a header, the graph as JSON (@main and
-// its constants; the PrimFuncs are dropped) and the serialised module tree.
+// Saving and loading an Executable: one file with a header, the program as JSON, the
+// constants' bytes and the serialised module tree. No IR: the runtime alone reads it.
+#include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tessera/ir/json.h"
 #include "tessera/runtime/executable.h"
 #include "tessera/support/error.h"
-#include "tessera/target/backend_registry.h"
 
 namespace tessera::runtime {
 
 namespace {
 
-// Layout: magic, u32 version, u64 length + graph JSON, u64 length + module tree, then a
-// u64 FNV-1a checksum of everything before it (so damaged bytes never reach a kernel).
+// Layout: magic, u32 version, then three u64-length-prefixed sections (program JSON,
+// constants, module tree), then a u64 FNV-1a checksum of everything before it (so damaged
+// bytes never reach a kernel).
 constexpr char kMagic[] = "TESSERA-EXEC";
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
-constexpr uint32_t kVersion = 1;
-constexpr char kSymbolsAttr[] = "executable.symbols";
+constexpr uint32_t kVersion = 2;
+constexpr const char* kSlotKinds[] = {"input", "constant", "intermediate", "output"};
 
 uint64_t Fnv1a(const char* data, size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -38,20 +39,89 @@ uint64_t GetU64(const std::string& in, size_t pos) {
   return v;
 }
 
+nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::string& report) {
+  nlohmann::json slots = nlohmann::json::array();
+  for (const Slot& s : p.slots)
+    slots.push_back({kSlotKinds[static_cast<int>(s.kind)], DTypeName(s.dtype), s.shape, s.index});
+  nlohmann::json calls = nlohmann::json::array();
+  for (const Instruction& ins : p.instructions)
+    calls.push_back({ins.symbol, ins.args, ins.num_outputs});
+  return {{"inputs", p.input_names},     {"slots", slots},
+          {"calls", calls},              {"outputs", p.output_slots},
+          {"returns_tuple", p.returns_tuple}, {"num_threads", num_threads},
+          {"collage_report", report}};
+}
+
+/// Reads the program written by ProgramToJson; constants come from `blob`.
+Program ProgramFromJson(const std::string& text, const std::string& blob, int* num_threads,
+                        std::string* report) {
+  Program p;
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    p.input_names = j.at("inputs").get<std::vector<std::string>>();
+    for (const nlohmann::json& s : j.at("slots")) {
+      Slot slot;
+      std::string kind = s.at(0).get<std::string>();
+      int k = 0;
+      while (k < 4 && kind != kSlotKinds[k]) ++k;
+      if (k == 4) TS_THROW(kParse) << "executable: unknown slot kind '" << kind << "'";
+      slot.kind = static_cast<SlotKind>(k);
+      slot.dtype = ParseDTypeOrThrow(s.at(1).get<std::string>(), "executable slot");
+      slot.shape = s.at(2).get<std::vector<int64_t>>();
+      slot.index = s.at(3).get<int>();
+      slot.bytes = static_cast<size_t>(ShapeNumElements(slot.shape)) * DTypeBytes(slot.dtype);
+      p.slots.push_back(std::move(slot));
+    }
+    for (const nlohmann::json& c : j.at("calls"))
+      p.instructions.push_back(Instruction{c.at(0).get<std::string>(),
+                                           c.at(1).get<std::vector<int>>(), c.at(2).get<int>()});
+    p.output_slots = j.at("outputs").get<std::vector<int>>();
+    p.returns_tuple = j.at("returns_tuple").get<bool>();
+    *num_threads = j.at("num_threads").get<int>();
+    *report = j.at("collage_report").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    TS_THROW(kParse) << "executable: malformed program: " << e.what();
+  } catch (const Error& e) {
+    throw Error(ErrorKind::kParse, e.what());
+  }
+  // Constants, in index order: each is its constant slot's bytes.
+  std::vector<const Slot*> const_slots;
+  for (const Slot& s : p.slots)
+    if (s.kind == SlotKind::kConstant) {
+      if (s.index < 0 || s.index >= static_cast<int>(p.slots.size()))
+        TS_THROW(kParse) << "executable: constant slot with a bad index " << s.index;
+      if (const_slots.size() <= static_cast<size_t>(s.index)) const_slots.resize(s.index + 1);
+      const_slots[s.index] = &s;
+    }
+  size_t pos = 0;
+  for (size_t i = 0; i < const_slots.size(); ++i) {
+    const Slot* s = const_slots[i];
+    if (!s) TS_THROW(kParse) << "executable: constant " << i << " has no slot";
+    if (s->bytes > blob.size() - pos)
+      TS_THROW(kParse) << "executable: the constants section is truncated at constant " << i;
+    NDArray a = NDArray::Empty(s->shape, s->dtype);
+    if (s->bytes) std::memcpy(a.data(), blob.data() + pos, s->bytes);
+    pos += s->bytes;
+    p.constants.push_back(std::move(a));
+  }
+  if (pos != blob.size()) TS_THROW(kParse) << "executable: the constants section has extra bytes";
+  return p;
+}
+
 }  // namespace
 
 std::string Executable::SaveToBytes() const {
-  std::vector<AttrValue> symbols;
-  for (const auto& [name, symbol] : symbols_) symbols.push_back(AttrValue{name, symbol});
-  IRModule graph = IRModule::FromExpr(main_).WithAttr(kSymbolsAttr, AttrValue(symbols));
-  std::string json = ModuleToJson(graph);
+  std::string json = ProgramToJson(program_, num_threads_, collage_report_).dump();
+  std::string blob;
+  for (const NDArray& c : program_.constants)
+    blob.append(static_cast<const char*>(c.data()), c.NumBytes());
   std::string tree = SerializeModuleTree(module_);
   std::string out(kMagic, kMagicLen);
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kVersion >> (8 * i)) & 0xff));
-  PutU64(out, json.size());
-  out += json;
-  PutU64(out, tree.size());
-  out += tree;
+  for (const std::string* section : {&json, &blob, &tree}) {
+    PutU64(out, section->size());
+    out += *section;
+  }
   PutU64(out, Fnv1a(out.data(), out.size()));
   return out;
 }
@@ -59,14 +129,14 @@ std::string Executable::SaveToBytes() const {
 std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) {
   if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic) != 0)
     TS_THROW(kParse) << "not a Tessera executable (no '" << kMagic << "' header)";
-  if (bytes.size() < kMagicLen + 4 + 8 + 8 + 8)
+  if (bytes.size() < kMagicLen + 4 + 8 + 8 + 8 + 8)
     TS_THROW(kParse) << "executable is truncated (" << bytes.size() << " bytes)";
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i)
     version |= uint32_t(static_cast<unsigned char>(bytes[kMagicLen + i])) << (8 * i);
   if (version != kVersion)
     TS_THROW(kParse) << "executable has format version " << version << "; this build reads "
-                     << kVersion;
+                     << kVersion << " (rebuild the program with this version)";
   size_t body_end = bytes.size() - 8;
   if (GetU64(bytes, body_end) != Fnv1a(bytes.data(), body_end))
     TS_THROW(kParse) << "executable is damaged or truncated (checksum mismatch)";
@@ -80,27 +150,23 @@ std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) 
     pos += n;
     return s;
   };
-  std::string json = take("the graph");
+  std::string json = take("the program");
+  std::string blob = take("the constants");
   std::string tree = take("the module tree");
   if (pos != body_end) TS_THROW(kParse) << "executable has unexpected trailing bytes";
 
-  IRModule graph = ModuleFromJson(json);
-  std::map<std::string, std::string> symbols;
-  const AttrValue* list = graph.attrs().Find(kSymbolsAttr);
-  if (!list || !list->is_array()) TS_THROW(kParse) << "executable graph has no symbol table";
-  for (const AttrValue& pair : list->AsArray()) {
-    if (!pair.is_array() || pair.AsArray().size() != 2 || !pair.AsArray()[0].is_string() ||
-        !pair.AsArray()[1].is_string())
-      TS_THROW(kParse) << "executable symbol table entry is malformed";
-    symbols[pair.AsArray()[0].AsString()] = pair.AsArray()[1].AsString();
+  int num_threads = 0;
+  std::string report;
+  Program program = ProgramFromJson(json, blob, &num_threads, &report);
+  std::shared_ptr<Executable> exe;
+  try {
+    exe = Create(std::move(program), DeserializeModuleTree(tree));
+    exe->SetDefaultNumThreads(num_threads);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kValue) throw;
+    throw Error(ErrorKind::kParse, e.what());  // an inconsistent file is a damaged file
   }
-  BaseFunc main = graph.Find("main");
-  const auto* fn = main.as<FunctionNode>();
-  if (!fn) TS_THROW(kParse) << "executable graph has no @main function";
-  BackendRegistry::Global();  // registers the built-in backends' module loaders
-  std::shared_ptr<Executable> exe(new Executable());
-  exe->module_ = DeserializeModuleTree(tree);
-  exe->Build(Function(fn), symbols);
+  exe->collage_report_ = std::move(report);
   return exe;
 }
 

@@ -5,7 +5,6 @@
 
 #include "tessera/runtime/executable.h"
 #include "tessera/support/error.h"
-#include "tessera/target/target.h"
 
 namespace tessera::runtime {
 
@@ -41,13 +40,6 @@ std::map<std::string, NDArray> RandomInputs(const Executable& exe, uint64_t seed
   return inputs;
 }
 
-ExecutorOptions ExecutorOptions::FromTarget(const Target& target) {
-  ExecutorOptions options;
-  if (target.HasAttr("num_threads"))
-    options.num_threads = static_cast<int>(target.GetInt("num_threads"));
-  return options;
-}
-
 Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options)
     : exe_(std::move(exe)) {
   if (!exe_) TS_THROW(kValue) << "executor: no executable";
@@ -57,13 +49,13 @@ Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions option
   // One allocation for every intermediate; never resized.
   arena_ = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
   char* base = static_cast<char*>(arena_.data());
-  for (const Instruction& ins : exe_->instructions_) {
+  for (const Instruction& ins : exe_->program_.instructions) {
     kernels_.push_back(FindKernel(exe_->module_, ins.symbol));
     std::vector<void*> bufs(ins.args.size(), nullptr);
     for (size_t a = 0; a < ins.args.size(); ++a) {
-      const Slot& s = exe_->slots_[ins.args[a]];
+      const Slot& s = exe_->program_.slots[ins.args[a]];
       if (s.kind == SlotKind::kIntermediate) bufs[a] = base + s.offset;
-      if (s.kind == SlotKind::kConstant) bufs[a] = exe_->constants_[s.index].data();
+      if (s.kind == SlotKind::kConstant) bufs[a] = exe_->program_.constants[s.index].data();
     }
     buffers_.push_back(std::move(bufs));
   }
@@ -74,7 +66,7 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
                                        std::vector<NDArray>* reuse_outputs) {
   std::lock_guard<std::mutex> lock(run_mutex_);
   const Executable& exe = *exe_;
-  const std::vector<std::string>& names = exe.input_names_;
+  const std::vector<std::string>& names = exe.program_.input_names;
   std::vector<const NDArray*> given(names.size(), nullptr);
   for (const auto& [name, array] : inputs) {
     size_t i = 0;
@@ -83,7 +75,7 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
       TS_THROW(kValue) << "unknown input '" << name << "' (expected: " << Join(names) << ")";
     given[i] = &array;
   }
-  for (const Slot& s : exe.slots_) {
+  for (const Slot& s : exe.program_.slots) {
     if (s.kind != SlotKind::kInput) continue;
     const std::string& name = names[s.index];
     const NDArray* a = given[s.index];
@@ -97,15 +89,15 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
   std::vector<NDArray>& out_buffers = reuse_outputs ? *reuse_outputs : fresh;
   if (out_buffers.size() != static_cast<size_t>(exe.num_output_buffers_)) {
     out_buffers.assign(exe.num_output_buffers_, NDArray());
-    for (const Slot& s : exe.slots_)
+    for (const Slot& s : exe.program_.slots)
       if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
   }
 
-  for (size_t i = 0; i < exe.instructions_.size(); ++i) {
-    const Instruction& ins = exe.instructions_[i];
+  for (size_t i = 0; i < exe.program_.instructions.size(); ++i) {
+    const Instruction& ins = exe.program_.instructions[i];
     std::vector<void*>& bufs = buffers_[i];
     for (size_t a = 0; a < ins.args.size(); ++a) {
-      const Slot& s = exe.slots_[ins.args[a]];
+      const Slot& s = exe.program_.slots[ins.args[a]];
       if (s.kind == SlotKind::kInput) bufs[a] = given[s.index]->data();
       if (s.kind == SlotKind::kOutput) bufs[a] = out_buffers[s.index].data();
     }
@@ -121,11 +113,11 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
               .count();
   }
   std::vector<NDArray> results;
-  for (int slot : exe.output_slots_) {
-    const Slot& s = exe.slots_[slot];
+  for (int slot : exe.program_.output_slots) {
+    const Slot& s = exe.program_.slots[slot];
     if (s.kind == SlotKind::kOutput) results.push_back(out_buffers[s.index]);
     if (s.kind == SlotKind::kInput) results.push_back(given[s.index]->Copy());
-    if (s.kind == SlotKind::kConstant) results.push_back(exe.constants_[s.index].Copy());
+    if (s.kind == SlotKind::kConstant) results.push_back(exe.program_.constants[s.index].Copy());
   }
   return results;
 }
@@ -137,8 +129,8 @@ std::vector<NDArray> Executor::RunInto(const std::map<std::string, NDArray>& inp
   // output that is an input, a constant or repeated) run, then copy.
   std::vector<NDArray> buffers(exe.num_output_buffers_);
   bool direct = true;
-  for (size_t k = 0; k < exe.output_slots_.size(); ++k) {
-    const Slot& s = exe.slots_[exe.output_slots_[k]];
+  for (size_t k = 0; k < exe.program_.output_slots.size(); ++k) {
+    const Slot& s = exe.program_.slots[exe.program_.output_slots[k]];
     if (s.kind != SlotKind::kOutput || buffers[s.index].defined()) {
       direct = false;
       break;

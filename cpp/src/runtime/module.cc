@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 
+#include "builtin_loaders.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -14,7 +15,8 @@ namespace {
 
 struct LoaderRegistry {
   std::mutex mutex;
-  std::map<std::string, ModuleLoader> loaders;  // ordered: error messages list them sorted
+  // Ordered: error messages list them sorted. Starts with the runtime's own kinds.
+  std::map<std::string, ModuleLoader> loaders = BuiltinModuleLoaders();
 };
 
 LoaderRegistry& Loaders() {
@@ -132,7 +134,9 @@ Module LoadModuleFromBytes(const std::string& type_key, const std::string& bytes
       std::string kinds;
       for (const auto& [k, _] : r.loaders) kinds += (kinds.empty() ? "" : ", ") + k;
       TS_THROW(kNotFound) << "no loader for runtime modules of kind '" << type_key
-                          << "' (known: " << (kinds.empty() ? "none" : kinds) << ")";
+                          << "' (known: " << (kinds.empty() ? "none" : kinds)
+                          << "; kinds made by a compiler backend, such as 'interp', load only "
+                             "where the compiler library is linked)";
     }
     loader = it->second;
   }

@@ -11,7 +11,10 @@ namespace tessera {
 
 int64_t ShapeNumElements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      TS_THROW(kValue) << "shape " << ShapeToString(shape)
+                       << (d < 0 ? " has a negative dimension" : " has too many elements");
   return n;
 }
 

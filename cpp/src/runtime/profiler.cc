@@ -36,14 +36,14 @@ std::string FormatTable(const ProfileReport& report, int repeat) {
 
 ProfileReport Executor::Profile(const std::map<std::string, NDArray>& inputs, int repeat) {
   if (repeat < 1) TS_THROW(kValue) << "profile: repeat must be >= 1, got " << repeat;
-  std::vector<double> ms(exe_->instructions_.size(), 0.0);
+  std::vector<double> ms(exe_->program_.instructions.size(), 0.0);
   std::vector<NDArray> outputs;  // first-touch page faults of fresh outputs are not a kernel's
   RunImpl(inputs, nullptr, &outputs);
   for (int r = 0; r < repeat; ++r) RunImpl(inputs, &ms, &outputs);
   std::map<std::string, ProfileRow> by_symbol;
   ProfileReport report;
   for (size_t i = 0; i < ms.size(); ++i) {
-    const std::string& sym = exe_->instructions_[i].symbol;
+    const std::string& sym = exe_->program_.instructions[i].symbol;
     ProfileRow& row = by_symbol[sym];
     row.symbol = sym;
     row.calls += repeat;

@@ -77,7 +77,7 @@ int RunBench(const std::vector<std::string>& raw_args) {
     Progress("compiling for " + target.ToString() + " ...");
     exe = Build(mod, {target});
     Progress("");
-    options = runtime::ExecutorOptions::FromTarget(target);
+    options = ExecutorOptionsFor(target);
   }
   if (args.Has("--threads"))
     options.num_threads = ParseInt(args.Get("--threads"), "--threads", 4096);
@@ -91,14 +91,14 @@ int RunBench(const std::vector<std::string>& raw_args) {
   }
   std::mt19937 rng(0);
   std::normal_distribution<double> normal;
-  for (const Var& p : exe->main()->params) {
-    if (inputs.count(p->name_hint)) continue;
-    const auto* t = p->type_annotation.as<TensorTypeNode>();
-    if (!t) TS_THROW(kUnsupported) << "input '" << p->name_hint << "' is not a tensor";
-    NDArray a = NDArray::Zeros(t->shape, t->dtype);
-    if (IsFloat(t->dtype))
+  for (const runtime::Slot& s : exe->slots()) {
+    if (s.kind != runtime::SlotKind::kInput) continue;
+    const std::string& name = exe->input_names()[s.index];
+    if (inputs.count(name)) continue;
+    NDArray a = NDArray::Zeros(s.shape, s.dtype);
+    if (IsFloat(s.dtype))
       for (int64_t i = 0; i < a.NumElements(); ++i) a.SetFloat(i, normal(rng));
-    inputs[p->name_hint] = a;
+    inputs[name] = a;
   }
 
   runtime::Executor executor(exe, options);

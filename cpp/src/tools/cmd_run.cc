@@ -108,7 +108,7 @@ int RunRun(const std::vector<std::string>& raw_args) {
       Progress("compiling for " + target.ToString() + " ...");
       exe = Build(mod, {target});
       Progress("");
-      options = runtime::ExecutorOptions::FromTarget(target);
+      options = ExecutorOptionsFor(target);
     }
     if (threads >= 0) options.num_threads = threads;
     runtime::Executor executor(exe, options);

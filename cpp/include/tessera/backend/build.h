@@ -54,6 +54,15 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
 /// models (with its -compiler/-libs options removed), else `native`.
 Target HostTarget(const std::vector<Target>& targets);
 
+/// The runtime program of a lowered module (LowerForBuild's output, @main calling
+/// PrimFuncs through call_tir) run by `kernels`, which must export every PrimFunc's symbol.
+/// Unsupported constructs in @main are an unsupported error naming them.
+std::shared_ptr<runtime::Executable> CreateExecutable(const IRModule& lowered,
+                                                      runtime::Module kernels);
+
+/// Executor options from a target: its `num_threads` option when its kind has one.
+runtime::ExecutorOptions ExecutorOptionsFor(const Target& target);
+
 /// Build() for targets given as text ("native", "native -num_threads=1", "interp").
 std::shared_ptr<runtime::Executable> Build(const IRModule& mod, const std::string& target);
 

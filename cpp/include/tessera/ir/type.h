@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 #include "tessera/support/object.h"
 
 namespace tessera {

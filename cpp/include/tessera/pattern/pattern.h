@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tessera/ir/attrs.h"
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 #include "tessera/ir/expr.h"
 #include "tessera/ir/type.h"
 #include "tessera/support/object.h"

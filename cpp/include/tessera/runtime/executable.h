@@ -1,5 +1,5 @@
-// Executable: a lowered @main flattened into kernel calls with a static memory plan, plus
-// the runtime module holding the kernels; Executor runs it. Saved as one file.
+// Executable: a program of kernel calls with a static memory plan, plus the runtime module
+// holding the kernels; Executor runs it. Saved as one file; needs no compiler to load.
 #pragma once
 
 #include <functional>
@@ -9,14 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/ir/module.h"
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/runtime/thread_pool.h"
-
-namespace tessera {
-class Target;
-}
 
 namespace tessera::runtime {
 
@@ -49,60 +44,70 @@ struct MemoryPlanStats {
   size_t total_intermediate_bytes = 0;  ///< what one buffer per intermediate would take
 };
 
+/// A compiled model's program as a compiler hands it over: the kernel calls of @main in
+/// dataflow order over tensor slots (the compiler's `CreateExecutable` makes it from IR).
+struct Program {
+  std::vector<std::string> input_names;  ///< @main's parameter names, in order
+  std::vector<Slot> slots;                ///< every tensor value
+  std::vector<Instruction> instructions;  ///< kernel calls in dataflow order
+  std::vector<int> output_slots;          ///< the (flattened) results, in order
+  std::vector<NDArray> constants;         ///< indexed by kConstant slots
+  bool returns_tuple = false;             ///< @main returns a tuple (not one tensor)
+};
+
 /// A compiled model: the kernel calls of @main in dataflow order and its memory plan.
 class Executable {
  public:
-  /// Builds from a lowered module whose @main has only params, constants, call_tir to
-  /// PrimFuncs, tuples and tuple projections (else an unsupported error naming the
-  /// construct) and the module holding the kernels (each symbol is looked up now).
-  static std::shared_ptr<Executable> Create(const IRModule& lowered, Module kernels);
+  /// Checks `program` against itself (slot indexes, shapes, constants) and against
+  /// `kernels` (every symbol is looked up now); errors say what is inconsistent.
+  static std::shared_ptr<Executable> Create(Program program, Module kernels);
   /// Reads a file written by Save; throws a parse error for a damaged or truncated file.
   static std::shared_ptr<Executable> Load(const std::string& path);
-  /// Writes the graph, its constants and the module tree to one file.
+  /// Writes the program, its constants and the module tree to one file.
   void Save(const std::string& path) const;
   /// The same as bytes (Save writes these).
   std::string SaveToBytes() const;
   /// Reads what SaveToBytes wrote.
   static std::shared_ptr<Executable> LoadFromBytes(const std::string& bytes);
 
-  /// The graph @main (with its constants) the program was built from.
-  const Function& main() const { return main_; }
   /// @main's parameter names, in order.
-  const std::vector<std::string>& input_names() const { return input_names_; }
-  const std::vector<Slot>& slots() const { return slots_; }
-  const std::vector<Instruction>& instructions() const { return instructions_; }
+  const std::vector<std::string>& input_names() const { return program_.input_names; }
+  /// Every tensor value of the program.
+  const std::vector<Slot>& slots() const { return program_.slots; }
+  /// The kernel calls, in order.
+  const std::vector<Instruction>& instructions() const { return program_.instructions; }
   /// Slots of the (flattened) outputs, in order.
-  const std::vector<int>& output_slots() const { return output_slots_; }
-  const std::vector<NDArray>& constants() const { return constants_; }
+  const std::vector<int>& output_slots() const { return program_.output_slots; }
+  /// The constants, indexed by kConstant slots' `index`.
+  const std::vector<NDArray>& constants() const { return program_.constants; }
+  /// True when @main returns a tuple (even of one tensor).
+  bool returns_tuple() const { return program_.returns_tuple; }
+  /// The static memory plan of the intermediates.
   const MemoryPlanStats& memory_plan() const { return plan_; }
+  /// The module tree holding the kernels.
   const Module& module() const { return module_; }
   /// The kind of the module defining `symbol` ("interp", "native", ...).
   std::string ModuleKindOf(const std::string& symbol) const;
   /// The thread count executors use when their options give none (0 = all cores): the
   /// build target's `num_threads`, saved with the program.
-  int default_num_threads() const;
-  /// Sets default_num_threads (stored as @main's attribute `executor.num_threads`).
+  int default_num_threads() const { return num_threads_; }
+  /// Sets default_num_threads.
   void SetDefaultNumThreads(int num_threads);
   /// The report (JSON) of the Collage search that chose the kernels, or "" when the
   /// program was built without Collage. Saved and loaded with the program.
-  std::string collage_report() const;
-  /// Sets collage_report (stored as @main's attribute `collage.report`).
-  void SetCollageReport(const std::string& json);
+  const std::string& collage_report() const { return collage_report_; }
+  /// Sets collage_report.
+  void SetCollageReport(const std::string& json) { collage_report_ = json; }
 
  private:
   Executable() = default;
-  void Build(const Function& main, const std::map<std::string, std::string>& symbol_of);
 
-  Function main_;                               // @main with constants, for Save
-  std::map<std::string, std::string> symbols_;  // PrimFunc global name -> symbol
+  Program program_;
   Module module_;
-  std::vector<std::string> input_names_;
-  std::vector<Slot> slots_;
-  std::vector<Instruction> instructions_;
-  std::vector<int> output_slots_;
-  std::vector<NDArray> constants_;
   int num_output_buffers_ = 0;
   MemoryPlanStats plan_;
+  int num_threads_ = 0;
+  std::string collage_report_;
   friend class Executor;
 };
 
@@ -117,8 +122,6 @@ struct ExecutorOptions {
   int num_threads = 0;
   /// A pool to share with other executors (optional).
   std::shared_ptr<ThreadPool> pool;
-  /// num_threads from a target's `num_threads` option (when its kind has one).
-  static ExecutorOptions FromTarget(const Target& target);
 };
 
 /// Per-kernel profile of some runs.

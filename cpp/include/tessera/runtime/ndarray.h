@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 
 /// DLPack's managed tensor (<dlpack/dlpack.h>); declared here so that including
 /// ndarray.h does not pull in the DLPack header.
@@ -79,7 +79,7 @@ class NDArray {
   DType dtype_ = DType::kFloat32;
 };
 
-/// Product of `shape`'s dimensions.
+/// Product of `shape`'s dimensions; a value error for a negative dimension or int64 overflow.
 int64_t ShapeNumElements(const std::vector<int64_t>& shape);
 /// "[1, 3, 224, 224]".
 std::string ShapeToString(const std::vector<int64_t>& shape);

@@ -3,11 +3,7 @@
 
 #include <unordered_map>
 
-#include "tessera/ir/json.h"
-#include "tessera/ir/module.h"
-#include "tessera/runtime/thread_pool.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
 
 namespace tessera::ext {
 
@@ -125,11 +121,39 @@ class Flattener {
                              << "': partitions may not call global functions";
     PNode n;
     n.op = op->name;
-    n.attrs = call->attrs;
+    n.attrs = ConvertAttrs(call->attrs, op->name);
     n.inputs = args;
     for (int a : args) ++graph.nodes[a].uses;
     if (!tuple_item) SetType(n, call->checked_type(), "the result of " + op->name);
     return Add(std::move(n));
+  }
+
+  /// The op's attributes in the runtime's plain form.
+  runtime::KernelAttrs ConvertAttrs(const Attrs& attrs, const std::string& op) {
+    runtime::KernelAttrs out;
+    for (const auto& [key, v] : attrs.items()) {
+      if (v.is_none()) out.Set(key, std::monostate{});
+      else if (v.is_bool()) out.Set(key, v.AsBool());
+      else if (v.is_int()) out.Set(key, v.AsInt());
+      else if (v.is_float()) out.Set(key, v.AsFloat());
+      else if (v.is_string()) out.Set(key, v.AsString());
+      else out.Set(key, ListAttr(v, key, op));
+    }
+    return out;
+  }
+
+  runtime::KernelAttr ListAttr(const AttrValue& v, const std::string& key, const std::string& op) {
+    bool ints = true;
+    for (const AttrValue& e : v.AsArray()) {
+      if (!e.is_int() && !e.is_float())
+        TS_THROW(kUnsupported) << "backend '" << backend_ << "': attribute '" << key << "' of "
+                               << op << " is a nested list, which library kernels do not take";
+      ints &= e.is_int();
+    }
+    if (ints) return v.AsInts();
+    std::vector<double> floats;
+    for (const AttrValue& e : v.AsArray()) floats.push_back(e.AsFloat());
+    return floats;
   }
 
   std::string backend_;
@@ -141,20 +165,6 @@ PartitionGraph FlattenPartition(const Function& fn, const std::string& backend) 
   Flattener f(backend);
   f.Run(fn);
   return std::move(f.graph);
-}
-
-std::string SavePartitionFunction(const Function& fn) {
-  return ModuleToJson(IRModule::FromExpr(fn));
-}
-
-Function LoadPartitionFunction(const std::string& bytes) {
-  return InferTypes(ModuleFromJson(bytes)).LookupFunction("main");
-}
-
-int ThreadsFor(int num_threads, const void* kernel_env) {
-  const auto* env = static_cast<const TsKernelEnv*>(kernel_env);
-  if (env && env->pool) return static_cast<const runtime::ThreadPool*>(env->pool)->num_threads();
-  return num_threads > 0 ? num_threads : 1;
 }
 
 }  // namespace tessera::ext

@@ -55,6 +55,13 @@ runtime::Module InterpCodegen(const IRModule& lowered, const std::vector<std::st
   return std::make_shared<InterpModuleNode>(std::move(chosen));
 }
 
+namespace {
+// Interpreted kernels are IR: programs holding them load wherever the compiler library is
+// loaded, before (or without) any use of the backend registry.
+[[maybe_unused]] const bool kInterpLoaderRegistered =
+    (runtime::RegisterModuleLoader("interp", InterpModuleNode::LoadFromBytes), true);
+}  // namespace
+
 void RegisterInterpBackend(BackendRegistry& registry) {
   Backend b;
   b.name = "interp";

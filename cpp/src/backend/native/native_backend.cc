@@ -1,10 +1,27 @@
-// The native backend's registration: its target options, codegen and module loader.
+// The native backend's registration (target options, codegen) and BuildNativeModule.
 #include "tessera/backend/native/native_backend.h"
 
+#include "tessera/backend/native/codegen_c.h"
 #include "tessera/backend/native/native_module.h"
 #include "tessera/target/backend_registry.h"
 
 namespace tessera {
+
+namespace native {
+
+runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                                  const CompileOptions& options) {
+  std::string source = GenerateC(kernels);
+  std::vector<std::string> symbols;
+  for (const auto& entry : kernels) symbols.push_back(entry.first);
+  std::vector<std::string> cnames = CSymbolNames(symbols);
+  std::vector<std::pair<std::string, std::string>> table;
+  for (size_t i = 0; i < symbols.size(); ++i) table.emplace_back(symbols[i], cnames[i]);
+  std::string object = CompileSharedObject(source, options);
+  return std::make_shared<runtime::NativeModuleNode>(std::move(object), std::move(table), std::move(source));
+}
+
+}  // namespace native
 
 void RegisterNativeBackend(BackendRegistry& registry) {
   Backend b;
@@ -14,7 +31,6 @@ void RegisterNativeBackend(BackendRegistry& registry) {
   b.codegen = [](const IRModule& lowered, const std::vector<std::string>& symbols, const Target&) {
     return native::BuildNativeModule(SelectPrimFuncs(lowered, symbols, "native"));
   };
-  b.loader = native::LoadNativeModule;
   registry.Register(std::move(b));
 }
 

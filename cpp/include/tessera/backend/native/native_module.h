@@ -1,5 +1,5 @@
-// The "native" runtime module: a shared object of C kernels built by the system
-// compiler, loaded with dlopen, serialisable as its symbols plus the object bytes.
+// Building the "native" runtime module: PrimFuncs to C, compiled by the system compiler
+// and loaded (the module itself is the runtime's NativeModuleNode).
 #pragma once
 
 #include <memory>
@@ -9,52 +9,12 @@
 
 #include "tessera/backend/native/compiler.h"
 #include "tessera/ir/tir.h"
-#include "tessera/runtime/module.h"
+#include "tessera/runtime/native_module.h"
 
 namespace tessera::native {
 
-class LoadedLibrary;
-
-/// A loaded shared object and the kernels it exports.
-class NativeModuleNode : public runtime::ModuleNode {
- public:
-  /// Loads `shared_object` (bytes of a .so); `symbols` pairs each kernel symbol with the
-  /// C function exporting it. Throws when the object cannot be loaded or a function is
-  /// missing. `source` is the C it was compiled from (may be empty).
-  NativeModuleNode(std::string shared_object,
-                   std::vector<std::pair<std::string, std::string>> symbols,
-                   std::string source = "");
-  ~NativeModuleNode() override;
-
-  std::string type_key() const override { return "native"; }
-  /// The kernel; calling it throws when the kernel returns a non-zero status.
-  runtime::KernelFunction GetFunction(const std::string& symbol) override;
-  std::vector<std::string> ListFunctions() const override;
-  /// The symbol table and the shared-object bytes.
-  std::string SaveToBytes() const override;
-
-  /// The generated C source (empty for a module loaded from bytes).
-  const std::string& source() const { return source_; }
-  /// The shared-object bytes.
-  const std::string& shared_object() const { return shared_object_; }
-
- private:
-  std::string shared_object_;
-  std::vector<std::pair<std::string, std::string>> symbols_;  // sorted by symbol
-  std::string source_;
-  std::shared_ptr<LoadedLibrary> library_;
-  std::vector<void*> functions_;  // parallel to symbols_
-};
-
-/// Rebuilds a native module from NativeModuleNode::SaveToBytes output; throws a parse
-/// error on damaged bytes.
-runtime::Module LoadNativeModule(const std::string& bytes);
-
-/// Registers LoadNativeModule as the runtime loader of "native" modules.
-void RegisterNativeModuleLoader();
-
 /// GenerateC + CompileSharedObject (cached) + load: one module exporting every kernel
-/// under its symbol. The C source stays available through NativeModuleNode::source().
+/// under its symbol. The C source stays available through runtime::NativeModuleNode::source().
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                                   const CompileOptions& options = {});
 

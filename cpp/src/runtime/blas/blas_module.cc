@@ -1,18 +1,17 @@
-// The BLAS backend: a partition's dense / matmul / batch_matmul (+ bias, + relu) run as
-// cblas_sgemm calls; the module saves the partition function and replans at load.
+// The BLAS runtime module: a partition's dense / matmul / batch_matmul (+ bias, + relu) run
+// as cblas_sgemm calls; the module saves the partition graph and replans at load.
 #include <cblas.h>
 
 #include <atomic>
 #include <cstring>
 #include <sstream>
 
-#include "../extern/partition_graph.h"
-#include "tessera/backend/blas/blas_backend.h"
+#include "../builtin_loaders.h"
+#include "tessera/runtime/library_modules.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
-#include "tessera/target/backend_registry.h"
 
-namespace tessera {
+namespace tessera::runtime {
 
 namespace {
 
@@ -32,19 +31,19 @@ int64_t Prod(const std::vector<int64_t>& s, size_t from, size_t to) {
   return p;
 }
 
-bool AttrBool(const Attrs& a, const char* key, bool def) {
+bool AttrBool(const KernelAttrs& a, const char* key, bool def) {
   return a.Has(key) ? a.GetBool(key) : def;
 }
 
 /// The plan of one partition: GEMM steps over the nodes of its flattened graph.
 struct BlasPlan {
-  ext::PartitionGraph g;
+  PartitionGraph g;
   std::vector<GemmStep> steps;
 
-  explicit BlasPlan(const Function& fn) : g(ext::FlattenPartition(fn, "blas")) {
+  explicit BlasPlan(PartitionGraph graph) : g(std::move(graph)) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const ext::PNode& n = g.nodes[i];
-      if (n.kind != ext::PNode::Kind::kOp) continue;
+      const PNode& n = g.nodes[i];
+      if (n.kind != PNode::Kind::kOp) continue;
       int id = static_cast<int>(i);
       if (n.op == "nn.dense" || n.op == "nn.matmul" || n.op == "nn.batch_matmul") {
         steps.push_back(Anchor(n, id));
@@ -68,14 +67,14 @@ struct BlasPlan {
                                 "optionally followed by a constant bias and nn.relu";
     }
     for (int o : g.outputs)
-      if (g.nodes[o].kind != ext::PNode::Kind::kOp)
+      if (g.nodes[o].kind != PNode::Kind::kOp)
         TS_THROW(kUnsupported) << "backend 'blas': a partition result must be computed by it";
   }
 
-  bool IsBias(const ext::PNode& n, const GemmStep& s) const {
-    if (n.inputs.size() != 2 || g.nodes[n.inputs[1]].kind != ext::PNode::Kind::kConstant)
+  bool IsBias(const PNode& n, const GemmStep& s) const {
+    if (n.inputs.size() != 2 || g.nodes[n.inputs[1]].kind != PNode::Kind::kConstant)
       return false;
-    const ext::PNode& b = g.nodes[n.inputs[1]];
+    const PNode& b = g.nodes[n.inputs[1]];
     int64_t numel = ShapeNumElements(b.shape);
     int rank = static_cast<int>(n.shape.size());
     if (n.op == "nn.bias_add") {
@@ -87,7 +86,7 @@ struct BlasPlan {
     return b.shape.size() <= n.shape.size();  // broadcasts along the last axis only
   }
 
-  GemmStep Anchor(const ext::PNode& n, int id) const {
+  GemmStep Anchor(const PNode& n, int id) const {
     GemmStep s;
     s.a = n.inputs[0];
     s.b = n.inputs[1];
@@ -127,10 +126,10 @@ struct BlasPlan {
 
 std::atomic<int> g_blas_threads{-1};
 
-class BlasModule : public runtime::ModuleNode {
+class BlasModule : public ModuleNode {
  public:
-  BlasModule(Function fn, std::string symbol, int num_threads)
-      : fn_(std::move(fn)), symbol_(std::move(symbol)), num_threads_(num_threads), plan_(fn_) {
+  BlasModule(PartitionGraph graph, std::string symbol, int num_threads)
+      : symbol_(std::move(symbol)), num_threads_(num_threads), plan_(std::move(graph)) {
     // Intermediates live for the module's lifetime: no allocation per run.
     for (const GemmStep& s : plan_.steps) {
       bool is_output = false;
@@ -145,29 +144,29 @@ class BlasModule : public runtime::ModuleNode {
   std::string type_key() const override { return "blas"; }
   std::vector<std::string> ListFunctions() const override { return {symbol_}; }
 
-  runtime::KernelFunction GetFunction(const std::string& symbol) override {
+  KernelFunction GetFunction(const std::string& symbol) override {
     if (symbol != symbol_) return nullptr;
     return [this](void* const* buffers, const TsKernelEnv* env) { Run(buffers, env); };
   }
 
   std::string SaveToBytes() const override {
     std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << ext::SavePartitionFunction(fn_);
+    out << symbol_ << '\n' << num_threads_ << '\n' << SerializePartitionGraph(plan_.g);
     return out.str();
   }
 
  private:
   float* Ptr(int node, void* const* buffers) {
-    const ext::PNode& n = plan_.g.nodes[node];
-    if (n.kind == ext::PNode::Kind::kParam) return static_cast<float*>(buffers[n.param]);
-    if (n.kind == ext::PNode::Kind::kConstant) return static_cast<float*>(n.data.data());
+    const PNode& n = plan_.g.nodes[node];
+    if (n.kind == PNode::Kind::kParam) return static_cast<float*>(buffers[n.param]);
+    if (n.kind == PNode::Kind::kConstant) return static_cast<float*>(n.data.data());
     for (size_t o = 0; o < plan_.g.outputs.size(); ++o)
       if (plan_.g.outputs[o] == node) return static_cast<float*>(buffers[plan_.g.num_params + o]);
     return static_cast<float*>(scratch_.at(node).data());
   }
 
   void Run(void* const* buffers, const TsKernelEnv* env) {
-    int threads = ext::ThreadsFor(num_threads_, env);
+    int threads = ThreadsFor(num_threads_, env);
     if (g_blas_threads.exchange(threads) != threads) openblas_set_num_threads(threads);
     for (const GemmStep& s : plan_.steps) {
       const float* a = Ptr(s.a, buffers);
@@ -192,14 +191,15 @@ class BlasModule : public runtime::ModuleNode {
     }
   }
 
-  Function fn_;
   std::string symbol_;
   int num_threads_;
   BlasPlan plan_;
   std::map<int, NDArray> scratch_;
 };
 
-runtime::Module LoadBlasModule(const std::string& bytes) {
+}  // namespace
+
+Module LoadBlasModule(const std::string& bytes) {
   size_t a = bytes.find('\n');
   size_t b = a == std::string::npos ? a : bytes.find('\n', a + 1);
   if (b == std::string::npos) TS_THROW(kParse) << "blas module: malformed header";
@@ -209,11 +209,10 @@ runtime::Module LoadBlasModule(const std::string& bytes) {
   } catch (const std::exception&) {
     TS_THROW(kParse) << "blas module: malformed thread count";
   }
-  return std::make_shared<BlasModule>(ext::LoadPartitionFunction(bytes.substr(b + 1)),
-                                      bytes.substr(0, a), threads);
+  return std::make_shared<BlasModule>(
+      DeserializePartitionGraph(bytes.substr(b + 1), "blas module"), bytes.substr(0, a), threads);
 }
 
-}  // namespace
 
 std::string BlasCoreName() {
   const char* name = openblas_get_corename();
@@ -225,19 +224,10 @@ std::string BlasConfig() {
   return cfg ? cfg : "unknown";
 }
 
-void RegisterBlasBackend(BackendRegistry& registry) {
-  Backend b;
-  b.name = "blas";
-  b.description =
-      "OpenBLAS cblas_sgemm for dense / matmul / batch_matmul (+bias, relu); OpenBLAS core " +
-      BlasCoreName();
-  b.attrs = CpuTargetAttrs();
-  b.external_codegen = [](const Function& fn, const std::string& symbol, const Target& target) {
-    return runtime::Module(
-        std::make_shared<BlasModule>(fn, symbol, static_cast<int>(target.GetInt("num_threads"))));
-  };
-  b.loader = LoadBlasModule;
-  registry.Register(std::move(b));
+bool HasBlasModules() { return true; }
+
+Module MakeBlasModule(PartitionGraph graph, std::string symbol, int num_threads) {
+  return std::make_shared<BlasModule>(std::move(graph), std::move(symbol), num_threads);
 }
 
-}  // namespace tessera
+}  // namespace tessera::runtime

@@ -1,5 +1,5 @@
 // Element data type names and sizes.
-#include "tessera/ir/dtype.h"
+#include "tessera/runtime/dtype.h"
 
 #include "tessera/support/error.h"
 

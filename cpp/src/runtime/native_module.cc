@@ -1,6 +1,6 @@
 // The native runtime module: dlopen of shared-object bytes through a temp file, kernel
 // lookup by symbol, and its byte format.
-#include "tessera/backend/native/native_module.h"
+#include "tessera/runtime/native_module.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -10,10 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "tessera/backend/native/codegen_c.h"
 #include "tessera/support/error.h"
 
-namespace tessera::native {
+namespace tessera::runtime {
 
 /// A dlopen handle, closed when the last module or kernel function using it goes.
 class LoadedLibrary {
@@ -135,7 +134,7 @@ NativeModuleNode::NativeModuleNode(std::string shared_object,
 
 NativeModuleNode::~NativeModuleNode() = default;
 
-runtime::KernelFunction NativeModuleNode::GetFunction(const std::string& symbol) {
+KernelFunction NativeModuleNode::GetFunction(const std::string& symbol) {
   auto it =
       std::lower_bound(symbols_.begin(), symbols_.end(), symbol,
                        [](const auto& entry, const std::string& s) { return entry.first < s; });
@@ -167,7 +166,7 @@ std::string NativeModuleNode::SaveToBytes() const {
   return out;
 }
 
-runtime::Module LoadNativeModule(const std::string& bytes) {
+Module LoadNativeModule(const std::string& bytes) {
   size_t magic = std::strlen(kMagic);
   if (bytes.compare(0, magic, kMagic) != 0)
     TS_THROW(kParse) << "not a native module (no '" << kMagic << "' header)";
@@ -185,20 +184,4 @@ runtime::Module LoadNativeModule(const std::string& bytes) {
   return std::make_shared<NativeModuleNode>(std::move(object), std::move(symbols));
 }
 
-void RegisterNativeModuleLoader() {
-  runtime::RegisterModuleLoader("native", LoadNativeModule);
-}
-
-runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
-                                  const CompileOptions& options) {
-  std::string source = GenerateC(kernels);
-  std::vector<std::string> symbols;
-  for (const auto& entry : kernels) symbols.push_back(entry.first);
-  std::vector<std::string> cnames = CSymbolNames(symbols);
-  std::vector<std::pair<std::string, std::string>> table;
-  for (size_t i = 0; i < symbols.size(); ++i) table.emplace_back(symbols[i], cnames[i]);
-  std::string object = CompileSharedObject(source, options);
-  return std::make_shared<NativeModuleNode>(std::move(object), std::move(table), std::move(source));
-}
-
-}  // namespace tessera::native
+}  // namespace tessera::runtime

@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../extern/partition_graph.h"
+#include "tessera/runtime/partition_graph.h"
 
-namespace tessera::dnnl_backend {
+namespace tessera::runtime::dnnl_impl {
 
 /// One primitive execution with its arguments.
 struct Step {
@@ -23,7 +23,7 @@ struct Step {
 /// caller's buffers each run; everything else is allocated once here.
 class DnnlPlan {
  public:
-  explicit DnnlPlan(const Function& fn);
+  explicit DnnlPlan(const PartitionGraph& graph);
   /// Runs on `buffers` (params, then outputs).
   void Run(void* const* buffers);
   /// How many primitives the plan runs (fused groups count once).
@@ -62,7 +62,7 @@ class DnnlPlan {
   dnnl::memory::desc DstDesc(int node) const;
   bool IsOutput(int node) const;
 
-  ext::PartitionGraph g_;
+  PartitionGraph g_;
   dnnl::engine eng_;
   dnnl::stream stream_;
   std::vector<Step> steps_;
@@ -71,4 +71,4 @@ class DnnlPlan {
   std::vector<std::pair<int, dnnl::memory>> bind_;  // buffer index -> memory to rebind
 };
 
-}  // namespace tessera::dnnl_backend
+}  // namespace tessera::runtime::dnnl_impl

@@ -1,5 +1,5 @@
-// The oneDNN backend's runtime module and registration: a partition compiled to a
-// DnnlPlan; saved as the partition function, from which a load rebuilds the plan.
+// The oneDNN runtime module: a partition graph compiled to a DnnlPlan; saved as the graph,
+// from which a load rebuilds the plan.
 #include <omp.h>
 
 #include <memory>
@@ -7,19 +7,19 @@
 #include <sstream>
 
 #include "dnnl_plan.h"
-#include "tessera/backend/dnnl/dnnl_backend.h"
+#include "../builtin_loaders.h"
+#include "tessera/runtime/library_modules.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
-#include "tessera/target/backend_registry.h"
 
-namespace tessera {
+namespace tessera::runtime {
 
 namespace {
 
-class DnnlModule : public runtime::ModuleNode {
+class DnnlModule : public ModuleNode {
  public:
-  DnnlModule(Function fn, std::string symbol, int num_threads)
-      : fn_(std::move(fn)), symbol_(std::move(symbol)), num_threads_(num_threads) {
+  DnnlModule(PartitionGraph graph, std::string symbol, int num_threads)
+      : graph_(std::move(graph)), symbol_(std::move(symbol)), num_threads_(num_threads) {
     BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
     LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(plan_->num_steps()) + " primitive(s)");
   }
@@ -27,12 +27,12 @@ class DnnlModule : public runtime::ModuleNode {
   std::string type_key() const override { return "dnnl"; }
   std::vector<std::string> ListFunctions() const override { return {symbol_}; }
 
-  runtime::KernelFunction GetFunction(const std::string& symbol) override {
+  KernelFunction GetFunction(const std::string& symbol) override {
     if (symbol != symbol_) return nullptr;
     return [this](void* const* buffers, const TsKernelEnv* env) {
       std::lock_guard<std::mutex> lock(mutex_);  // the plan's memories serve one run at a time
       // Debian's libdnnl runs on OpenMP: the calling thread's team size is the knob.
-      int threads = ext::ThreadsFor(num_threads_, env);
+      int threads = ThreadsFor(num_threads_, env);
       if (threads != plan_threads_) BuildPlan(threads);
       omp_set_num_threads(threads);
       try {
@@ -50,7 +50,7 @@ class DnnlModule : public runtime::ModuleNode {
     int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
     try {
-      plan_ = std::make_unique<dnnl_backend::DnnlPlan>(fn_);
+      plan_ = std::make_unique<dnnl_impl::DnnlPlan>(graph_);
     } catch (...) {
       omp_set_num_threads(saved);
       throw;
@@ -61,20 +61,22 @@ class DnnlModule : public runtime::ModuleNode {
 
   std::string SaveToBytes() const override {
     std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << ext::SavePartitionFunction(fn_);
+    out << symbol_ << '\n' << num_threads_ << '\n' << SerializePartitionGraph(graph_);
     return out.str();
   }
 
  private:
-  Function fn_;
+  PartitionGraph graph_;
   std::string symbol_;
   int num_threads_;
-  std::unique_ptr<dnnl_backend::DnnlPlan> plan_;
+  std::unique_ptr<dnnl_impl::DnnlPlan> plan_;
   int plan_threads_ = 0;  // the team size plan_ was built for
   std::mutex mutex_;
 };
 
-runtime::Module LoadDnnlModule(const std::string& bytes) {
+}  // namespace
+
+Module LoadDnnlModule(const std::string& bytes) {
   size_t a = bytes.find('\n');
   size_t b = a == std::string::npos ? a : bytes.find('\n', a + 1);
   if (b == std::string::npos) TS_THROW(kParse) << "dnnl module: malformed header";
@@ -84,25 +86,15 @@ runtime::Module LoadDnnlModule(const std::string& bytes) {
   } catch (const std::exception&) {
     TS_THROW(kParse) << "dnnl module: malformed thread count";
   }
-  return std::make_shared<DnnlModule>(ext::LoadPartitionFunction(bytes.substr(b + 1)),
-                                      bytes.substr(0, a), threads);
+  return std::make_shared<DnnlModule>(
+      DeserializePartitionGraph(bytes.substr(b + 1), "dnnl module"), bytes.substr(0, a), threads);
 }
 
-}  // namespace
 
-void RegisterDnnlBackend(BackendRegistry& registry) {
-  Backend b;
-  b.name = "dnnl";
-  b.description =
-      "oneDNN primitives (conv2d / dense / matmul with bias and post-ops, pooling, softmax, "
-      "norms, elementwise) in the formats oneDNN picks";
-  b.attrs = CpuTargetAttrs();
-  b.external_codegen = [](const Function& fn, const std::string& symbol, const Target& target) {
-    return runtime::Module(
-        std::make_shared<DnnlModule>(fn, symbol, static_cast<int>(target.GetInt("num_threads"))));
-  };
-  b.loader = LoadDnnlModule;
-  registry.Register(std::move(b));
+bool HasDnnlModules() { return true; }
+
+Module MakeDnnlModule(PartitionGraph graph, std::string symbol, int num_threads) {
+  return std::make_shared<DnnlModule>(std::move(graph), std::move(symbol), num_threads);
 }
 
-}  // namespace tessera
+}  // namespace tessera::runtime

@@ -4,7 +4,7 @@
 
 #include "tessera/support/error.h"
 
-namespace tessera::dnnl_backend {
+namespace tessera::runtime::dnnl_impl {
 
 using dnnl::algorithm;
 using dnnl::memory;
@@ -34,24 +34,24 @@ memory::dims AlignRank(memory::dims dims, size_t rank) {
   return dims;
 }
 
-std::vector<int64_t> Ints(const Attrs& a, const char* key, std::vector<int64_t> def) {
+std::vector<int64_t> Ints(const KernelAttrs& a, const char* key, std::vector<int64_t> def) {
   return a.Has(key) ? a.GetInts(key) : def;
 }
 
 /// Padding attr (1, 2 or 4 ints) as [top, left, bottom, right].
-std::vector<int64_t> Pad4(const Attrs& a) {
+std::vector<int64_t> Pad4(const KernelAttrs& a) {
   std::vector<int64_t> p = Ints(a, "padding", {0, 0});
   if (p.size() == 1) return {p[0], p[0], p[0], p[0]};
   if (p.size() == 2) return {p[0], p[1], p[0], p[1]};
   return p;
 }
 
-bool Bool(const Attrs& a, const char* key, bool def) {
+bool Bool(const KernelAttrs& a, const char* key, bool def) {
   return a.Has(key) ? a.GetBool(key) : def;
 }
 
 /// The eltwise algorithm (and alpha, beta) of a unary op, or false.
-bool EltwiseOf(const ext::PNode& n, algorithm* alg, float* alpha, float* beta) {
+bool EltwiseOf(const PNode& n, algorithm* alg, float* alpha, float* beta) {
   *alpha = 0.f;
   *beta = 0.f;
   const std::string& op = n.op;
@@ -115,8 +115,8 @@ bool IsAnchor(const std::string& op) {
 
 }  // namespace
 
-DnnlPlan::DnnlPlan(const Function& fn)
-    : g_(ext::FlattenPartition(fn, "dnnl")), eng_(dnnl::engine::kind::cpu, 0), stream_(eng_) {
+DnnlPlan::DnnlPlan(const PartitionGraph& graph)
+    : g_(graph), eng_(dnnl::engine::kind::cpu, 0), stream_(eng_) {
   alt_.resize(g_.nodes.size());
   try {
     Compile();
@@ -143,12 +143,12 @@ memory::desc DnnlPlan::DstDesc(int node) const {
 memory DnnlPlan::Get(int node) {
   auto it = mem_.find(node);
   if (it != mem_.end()) return it->second;
-  const ext::PNode& n = g_.nodes[node];
+  const PNode& n = g_.nodes[node];
   memory m;
-  if (n.kind == ext::PNode::Kind::kParam) {
+  if (n.kind == PNode::Kind::kParam) {
     m = memory(PlainDesc(node), eng_, DNNL_MEMORY_NONE);
     bind_.emplace_back(n.param, m);
-  } else if (n.kind == ext::PNode::Kind::kConstant) {
+  } else if (n.kind == PNode::Kind::kConstant) {
     m = memory(PlainDesc(node), eng_, n.data.data());
   } else {
     TS_THROW(kInternal) << "dnnl: node " << node << " (" << n.op << ") used before it is computed";
@@ -164,7 +164,7 @@ memory DnnlPlan::Get(int node, const memory::desc& desc) {
     if (d == desc) return m;
   memory out(desc, eng_);
   dnnl::reorder r(base, out);
-  if (g_.nodes[node].kind == ext::PNode::Kind::kConstant) {
+  if (g_.nodes[node].kind == PNode::Kind::kConstant) {
     // Weights and other constants are reordered once, here.
     r.execute(stream_, base, out);
     stream_.wait();
@@ -205,20 +205,20 @@ dnnl::post_ops DnnlPlan::MakePostOps(const Group& g, std::vector<int>* sum_srcs)
 }
 
 bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
-  const ext::PNode& n = g_.nodes[id];
-  const ext::PNode& cur = g_.nodes[g.out];
+  const PNode& n = g_.nodes[id];
+  const PNode& cur = g_.nodes[g.out];
   bool first = !n.inputs.empty() && n.inputs[0] == g.out;
   bool second = n.inputs.size() == 2 && n.inputs[1] == g.out;
   if (!first && !second) return false;
-  const ext::PNode& anchor = g_.nodes[g.anchor];
+  const PNode& anchor = g_.nodes[g.anchor];
   bool conv = anchor.op == "nn.conv2d";
   int64_t channels = conv ? anchor.shape[1] : anchor.shape.back();
   int rank = static_cast<int>(anchor.shape.size());
   // swish: multiply(x, sigmoid(x)) with x used by exactly those two.
   if (n.op == "sigmoid" && first && cur.uses == 2) {
     for (size_t j = id + 1; j < g_.nodes.size(); ++j) {
-      const ext::PNode& m = g_.nodes[j];
-      if (m.kind == ext::PNode::Kind::kOp && m.op == "multiply" && m.inputs.size() == 2 &&
+      const PNode& m = g_.nodes[j];
+      if (m.kind == PNode::Kind::kOp && m.op == "multiply" && m.inputs.size() == 2 &&
           ((m.inputs[0] == g.out && m.inputs[1] == id) ||
            (m.inputs[1] == g.out && m.inputs[0] == id)) &&
           n.uses == 1) {
@@ -232,8 +232,8 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   }
   if (cur.uses != 1) return false;
   if (first && g.bias < 0 && g.post.empty() && n.inputs.size() == 2 &&
-      g_.nodes[n.inputs[1]].kind == ext::PNode::Kind::kConstant) {
-    const ext::PNode& b = g_.nodes[n.inputs[1]];
+      g_.nodes[n.inputs[1]].kind == PNode::Kind::kConstant) {
+    const PNode& b = g_.nodes[n.inputs[1]];
     int64_t numel = ShapeNumElements(b.shape);
     bool ok = false;
     if (n.op == "nn.bias_add") {
@@ -261,7 +261,7 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   if (n.op == "add" && n.inputs.size() == 2) {
     int other = first ? n.inputs[1] : n.inputs[0];
     if (other != g.out && g_.nodes[other].shape == n.shape && n.shape == cur.shape &&
-        g_.nodes[other].kind != ext::PNode::Kind::kConstant) {
+        g_.nodes[other].kind != PNode::Kind::kConstant) {
       g.post.push_back({algorithm::undef, 0.f, 0.f, other});  // residual: oneDNN sum
       g.out = id;
       return true;
@@ -278,9 +278,9 @@ void DnnlPlan::Compile() {
     open = Group();
   };
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
-    const ext::PNode& n = g_.nodes[i];
+    const PNode& n = g_.nodes[i];
     int id = static_cast<int>(i);
-    if (n.kind != ext::PNode::Kind::kOp || consumed[i]) continue;
+    if (n.kind != PNode::Kind::kOp || consumed[i]) continue;
     if (open.anchor >= 0 && TryFuse(open, id, consumed)) continue;
     close();
     if (IsAnchor(n.op)) {
@@ -292,7 +292,7 @@ void DnnlPlan::Compile() {
   close();
   for (size_t j = 0; j < g_.outputs.size(); ++j) {
     int node = g_.outputs[j];
-    if (g_.nodes[node].kind != ext::PNode::Kind::kOp)
+    if (g_.nodes[node].kind != PNode::Kind::kOp)
       TS_THROW(kUnsupported) << "backend 'dnnl': partition result " << j
                              << " must be computed inside the partition";
     bool bound = false;
@@ -316,8 +316,8 @@ void DnnlPlan::EmitGroup(const Group& g) {
 }
 
 void DnnlPlan::EmitConv(const Group& g) {
-  const ext::PNode& n = g_.nodes[g.anchor];
-  const Attrs& a = n.attrs;
+  const PNode& n = g_.nodes[g.anchor];
+  const KernelAttrs& a = n.attrs;
   auto layout = [&](const char* key, const char* def) {
     return a.Has(key) ? a.GetString(key) : std::string(def);
   };
@@ -358,16 +358,16 @@ void DnnlPlan::EmitConv(const Group& g) {
   if (groups != 1) {
     // OIHW is goihw in memory: a grouped view of the same bytes.
     memory view(Plain(wdims), eng_, wmem.get_data_handle());
-    if (g_.nodes[w].kind == ext::PNode::Kind::kParam)
+    if (g_.nodes[w].kind == PNode::Kind::kParam)
       bind_.emplace_back(g_.nodes[w].param, view);
-    else if (g_.nodes[w].kind != ext::PNode::Kind::kConstant)
+    else if (g_.nodes[w].kind != PNode::Kind::kConstant)
       TS_THROW(kUnsupported) << "backend 'dnnl': grouped conv2d weights must be a constant or "
                                 "a parameter";
     wmem = view;
     if (view.get_desc() != pd.weights_desc()) {
       memory out(pd.weights_desc(), eng_);
       dnnl::reorder r(view, out);
-      if (g_.nodes[w].kind == ext::PNode::Kind::kConstant) {
+      if (g_.nodes[w].kind == PNode::Kind::kConstant) {
         r.execute(stream_, view, out);
         stream_.wait();
       } else {
@@ -398,7 +398,7 @@ void DnnlPlan::EmitConv(const Group& g) {
 void DnnlPlan::EmitMatmul(const Group& g) {
   // dense / matmul / batch_matmul as one oneDNN matmul of rank r = the result's rank;
   // transposes are strided views, weights' batch dims of 1 broadcast.
-  const ext::PNode& n = g_.nodes[g.anchor];
+  const PNode& n = g_.nodes[g.anchor];
   int a = n.inputs[0], b = n.inputs[1];
   const auto& as = g_.nodes[a].shape;
   const auto& bs = g_.nodes[b].shape;
@@ -436,7 +436,7 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   };
   memory::desc src_view(src_dims, dt::f32, view_strides(src_dims, ta));
   memory::desc w_view(w_dims, dt::f32, view_strides(w_dims, tb));
-  bool const_w = g_.nodes[b].kind == ext::PNode::Kind::kConstant;
+  bool const_w = g_.nodes[b].kind == PNode::Kind::kConstant;
   memory::desc w_md = const_w ? memory::desc(w_dims, dt::f32, tag::any) : w_view;
   memory::desc dst = Plain(Dims(n.shape));
   std::vector<int> sums;
@@ -489,8 +489,8 @@ memory DnnlPlan::View(int node, const memory::desc& desc) {
 }
 
 void DnnlPlan::EmitSingle(int id) {
-  const ext::PNode& n = g_.nodes[id];
-  const Attrs& a = n.attrs;
+  const PNode& n = g_.nodes[id];
+  const KernelAttrs& a = n.attrs;
   auto fwd = dnnl::prop_kind::forward_inference;
   algorithm alg;
   float alpha, beta;
@@ -632,4 +632,4 @@ void DnnlPlan::Run(void* const* buffers) {
   stream_.wait();
 }
 
-}  // namespace tessera::dnnl_backend
+}  // namespace tessera::runtime::dnnl_impl

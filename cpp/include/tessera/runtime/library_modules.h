@@ -1,0 +1,30 @@
+// The runtime modules of the library backends (oneDNN, OpenBLAS): a partition graph run
+// by the library, saved as that graph. Present when the runtime was built with them.
+#pragma once
+
+#include <string>
+
+#include "tessera/runtime/module.h"
+#include "tessera/runtime/partition_graph.h"
+
+namespace tessera::runtime {
+
+/// True when this runtime was built with the oneDNN modules.
+bool HasDnnlModules();
+/// True when this runtime was built with the OpenBLAS modules.
+bool HasBlasModules();
+
+/// A oneDNN module running `graph` as kernel `symbol` on `num_threads` threads (0: the
+/// caller's pool); oneDNN primitives are created now. Unsupported error without oneDNN.
+Module MakeDnnlModule(PartitionGraph graph, std::string symbol, int num_threads);
+/// A BLAS module running `graph` (GEMMs with bias and relu) as kernel `symbol`.
+/// Unsupported error without OpenBLAS, or for an op it cannot run.
+Module MakeBlasModule(PartitionGraph graph, std::string symbol, int num_threads);
+
+/// The OpenBLAS kernel family in use (openblas_get_corename, e.g. "Cooperlake"; follows
+/// the OPENBLAS_CORETYPE environment variable), or "none" without OpenBLAS.
+std::string BlasCoreName();
+/// OpenBLAS's build configuration, or "none" without OpenBLAS.
+std::string BlasConfig();
+
+}  // namespace tessera::runtime
