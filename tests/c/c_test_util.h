@@ -1,5 +1,5 @@
-/* What the C test programs share: a CHECK that counts, and a growing text buffer for
- * the library's string callbacks. */
+/* What the C test programs share (runtime C API only): a CHECK that counts, and a growing
+ * text buffer for the library's string callbacks. */
 #ifndef TESSERA_TESTS_C_TEST_UTIL_H_
 #define TESSERA_TESTS_C_TEST_UTIL_H_
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tessera/c_api.h"
+#include "tessera/c_runtime_api.h"
 
 static int passed = 0, failed = 0;
 

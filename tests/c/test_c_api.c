@@ -9,6 +9,7 @@
 #include <dlpack/dlpack.h>
 
 #include "c_test_util.h"
+#include "tessera/c_api.h"
 
 /* Appends library text into a fixed buffer. */
 typedef struct {

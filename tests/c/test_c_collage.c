@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "c_test_util.h"
+#include "tessera/c_api.h"
 
 static const char* kModel =
     "def @main(%x: Tensor[(4, 16), float32], %w: Tensor[(8, 16), float32]) {\n"

@@ -1,49 +1,19 @@
-/* Tessera's flat C API: opaque handles, status codes, a thread-local last error. */
+/* Tessera's flat C API: the compiler (IR, passes, build, Collage, ONNX) over the runtime's
+ * C API (tensors, loading and running executables), which it includes. */
 #ifndef TESSERA_C_API_H_
 #define TESSERA_C_API_H_
 
-#include <stddef.h>
-#include <stdint.h>
+#include "tessera/c_runtime_api.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
-#define TS_CAPI_EXPORT __attribute__((visibility("default")))
-#else
-#define TS_CAPI_EXPORT
-#endif
-
-/** Result of every fallible call. TS_OK is 0; on failure TsGetLastError() explains. */
-typedef enum TsStatus {
-  TS_OK = 0,
-  TS_ERROR_PARSE = 1,           /**< malformed text, JSON or pipeline */
-  TS_ERROR_TYPE = 2,            /**< type or shape mismatch */
-  TS_ERROR_VALUE = 3,           /**< bad value: attribute, option, config, argument */
-  TS_ERROR_NOT_FOUND = 4,       /**< unknown op, pass, config key, function, input */
-  TS_ERROR_UNSUPPORTED = 5,     /**< valid input this build cannot handle */
-  TS_ERROR_IO = 6,              /**< file system failure */
-  TS_ERROR_INTERNAL = 7,        /**< a Tessera bug */
-  TS_ERROR_INVALID_ARGUMENT = 8 /**< null handle or pointer where one is required */
-} TsStatus;
-
-/** The message of the last failed call on this thread ("" if none). Valid until the next
- *  failing call on this thread. */
-TS_CAPI_EXPORT const char* TsGetLastError(void);
-/** A short name for a status ("parse error", ...). */
-TS_CAPI_EXPORT const char* TsStatusName(TsStatus status);
-
 /* Opaque handles: a distinct struct type each, so handles cannot be mixed up. */
 typedef struct TsModule_* TsModule;           /**< an IRModule */
 typedef struct TsPass_* TsPass;               /**< a pass or pipeline */
 typedef struct TsPassContext_* TsPassContext; /**< a pass context */
-typedef struct TsTensor_* TsTensor;           /**< an n-dimensional array */
 typedef struct TsTarget_* TsTarget;           /**< a backend kind plus options */
-typedef struct TsExecutable_* TsExecutable;   /**< a compiled model and its executor */
-
-/** Receives text produced by the library (not NUL-terminated; `data` valid during the call). */
-typedef void (*TsStringCallback)(const char* data, size_t length, void* user_data);
 
 /* ---- Modules ------------------------------------------------------------------------ */
 
@@ -88,41 +58,6 @@ TS_CAPI_EXPORT TsStatus TsPassRun(TsPass pass, TsModule module, TsPassContext co
 /** Releases a pass (NULL is ignored). */
 TS_CAPI_EXPORT void TsPassDestroy(TsPass pass);
 
-/* ---- Tensors ------------------------------------------------------------------------ */
-
-/** Element type, laid out as DLPack's DLDataType: code (0 int, 1 uint, 2 float,
- *  4 bfloat, 6 bool), bits, lanes (always 1). */
-typedef struct TsDType {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} TsDType;
-
-/** A dense row-major tensor over caller memory; the caller keeps `data` alive and
- *  unchanged while the tensor exists. */
-TS_CAPI_EXPORT TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim,
-                                           TsDType dtype, TsTensor* out);
-/** A new zero-filled tensor owned by the library. */
-TS_CAPI_EXPORT TsStatus TsTensorCreate(const int64_t* shape, int32_t ndim, TsDType dtype,
-                                       TsTensor* out);
-/** The tensor's data pointer, shape (valid while the tensor lives), rank and dtype; any
- *  out pointer may be NULL. */
-TS_CAPI_EXPORT TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape,
-                                        int32_t* ndim, TsDType* dtype);
-/** Releases a tensor (NULL is ignored). */
-TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
-
-/** DLPack's managed tensor; include <dlpack/dlpack.h> to use the DLPack functions. */
-struct DLManagedTensor;
-/** Zero-copy import of a DLPack tensor. On success `*out` owns `managed`: its deleter is
- *  called once, when `*out` and every output aliasing it are destroyed. On failure (a
- *  non-CPU device, non-compact strides, an unsupported dtype or lanes != 1; the message
- *  says which) `managed` is untouched and still owned by the caller. */
-TS_CAPI_EXPORT TsStatus TsTensorFromDLPack(struct DLManagedTensor* managed, TsTensor* out);
-/** Zero-copy export: `*out` views the tensor's memory, which stays alive (also after
- *  TsTensorDestroy) until the consumer calls `(*out)->deleter(*out)` exactly once. */
-TS_CAPI_EXPORT TsStatus TsTensorToDLPack(TsTensor tensor, struct DLManagedTensor** out);
-
 /* ---- Running ------------------------------------------------------------------------ */
 
 /** Evaluates @main with the reference interpreter. Inputs are given by parameter name.
@@ -133,7 +68,7 @@ TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* inpu
                                         const TsTensor* inputs, size_t num_inputs,
                                         TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
 
-/* ---- Targets, build and compiled executables ------------------------------------------ */
+/* ---- Targets and build -------------------------------------------------------------- */
 
 /** Parses a target ("native", "native -num_threads=1", "interp"). An unknown kind or
  *  option fails with TS_ERROR_VALUE and a message listing the valid ones. */
@@ -151,48 +86,12 @@ TS_CAPI_EXPORT TsStatus TsListTargets(TsStringCallback callback, void* user_data
  *  first target's `num_threads` option. */
 TS_CAPI_EXPORT TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
                                 TsPassContext context, TsExecutable* out);
-/** Writes the executable to one file. */
-TS_CAPI_EXPORT TsStatus TsExecutableSave(TsExecutable executable, const char* path);
-/** Reads a file written by TsExecutableSave; its executor uses `num_threads` threads
- *  (0 = the build target's `num_threads`, saved in the file, whose 0 means all cores). A
- *  missing file fails with TS_ERROR_NOT_FOUND, a damaged one with TS_ERROR_PARSE. */
-TS_CAPI_EXPORT TsStatus TsExecutableLoad(const char* path, int num_threads, TsExecutable* out);
-/** Calls `callback` once per input (parameter) name of @main, in order. */
-TS_CAPI_EXPORT TsStatus TsExecutableGetInputNames(TsExecutable executable,
-                                                  TsStringCallback callback, void* user_data);
-/** The number of threads of the executable's executor (the resolved count: 0 = all
- *  cores becomes the core count). */
-TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads);
-/** Runs the compiled @main; inputs and outputs as for TsModuleRunMain. An unknown or
- *  missing input name fails with TS_ERROR_VALUE, a wrong shape/dtype with TS_ERROR_TYPE. */
-TS_CAPI_EXPORT TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
-                                        const TsTensor* inputs, size_t num_inputs,
-                                        TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
-/** Runs `warmup` untimed and `repeat` timed times; any of the out pointers may be NULL. */
-TS_CAPI_EXPORT TsStatus TsExecutableBenchmark(TsExecutable executable,
-                                              const char* const* input_names,
-                                              const TsTensor* inputs, size_t num_inputs, int warmup,
-                                              int repeat, double* median_ms, double* p90_ms,
-                                              double* min_ms);
-/** Runs `repeat` times timing each kernel; passes the per-kernel table (symbol, module,
- *  calls, times, share) to `callback`. */
-TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
-                                            const TsTensor* inputs, size_t num_inputs, int repeat,
-                                            TsStringCallback callback, void* user_data);
-/** Passes the report (JSON) of the Collage search that chose the executable's kernels to
- *  `callback`: per kernel its ops, backend, estimated cost and best rejected alternative,
- *  the estimated total and the guard's end-to-end timings. Built with a context whose
- *  config has {"collage.enable": true}; without Collage the callback gets "". */
-TS_CAPI_EXPORT TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,
-                                              void* user_data);
 /** Renders a Collage report (from TsExecutableGetReport) as "text" or "html" (an SVG of
  *  the graph when Graphviz `dot` is installed). `measured_ms` >= 0 adds the measured
  *  latency and the additive error. A damaged report fails with TS_ERROR_PARSE. */
 TS_CAPI_EXPORT TsStatus TsCollageReportRender(const char* report_json, const char* format,
                                               double measured_ms, TsStringCallback callback,
                                               void* user_data);
-/** Releases an executable (NULL is ignored). */
-TS_CAPI_EXPORT void TsExecutableDestroy(TsExecutable executable);
 
 /* ---- ONNX import --------------------------------------------------------------------- */
 

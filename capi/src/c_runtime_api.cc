@@ -1,0 +1,314 @@
+// The runtime's flat C API: every entry point catches, maps errors to status codes and
+// stores the message in a thread-local last-error string. Part of libtessera_runtime.
+#include "tessera/c_runtime_api.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "c_runtime_internal.h"
+
+using namespace tessera::capi;
+using tessera::runtime::Executable;
+using tessera::runtime::Executor;
+using tessera::runtime::ExecutorOptions;
+
+namespace {
+
+tessera::DType DTypeFromC(TsDType d) {
+  using tessera::DType;
+  if (d.lanes != 1)
+    TS_THROW(kUnsupported) << "vector dtypes (lanes=" << d.lanes << ") are not supported";
+  switch (d.code) {
+    case 0:
+      if (d.bits == 8) return DType::kInt8;
+      if (d.bits == 32) return DType::kInt32;
+      if (d.bits == 64) return DType::kInt64;
+      break;
+    case 1:
+      if (d.bits == 8) return DType::kUInt8;
+      break;
+    case 2:
+      if (d.bits == 16) return DType::kFloat16;
+      if (d.bits == 32) return DType::kFloat32;
+      if (d.bits == 64) return DType::kFloat64;
+      break;
+    case 4:
+      if (d.bits == 16) return DType::kBFloat16;
+      break;
+    case 6:
+      if (d.bits == 8) return DType::kBool;
+      break;
+  }
+  TS_THROW(kUnsupported) << "unsupported dtype (code " << int{d.code} << ", bits " << int{d.bits}
+                         << ")";
+}
+
+TsDType DTypeToC(tessera::DType d) {
+  using tessera::DType;
+  switch (d) {
+    case DType::kInt8:
+      return {0, 8, 1};
+    case DType::kInt32:
+      return {0, 32, 1};
+    case DType::kInt64:
+      return {0, 64, 1};
+    case DType::kUInt8:
+      return {1, 8, 1};
+    case DType::kFloat16:
+      return {2, 16, 1};
+    case DType::kFloat32:
+      return {2, 32, 1};
+    case DType::kFloat64:
+      return {2, 64, 1};
+    case DType::kBFloat16:
+      return {4, 16, 1};
+    case DType::kBool:
+      return {6, 8, 1};
+  }
+  return {2, 32, 1};
+}
+
+std::vector<int64_t> ShapeFromC(const int64_t* shape, int32_t ndim) {
+  if (ndim < 0) TS_THROW(kValue) << "negative rank " << ndim;
+  if (ndim > 0 && !shape) TS_THROW(kValue) << "shape is NULL for rank " << ndim;
+  std::vector<int64_t> out(shape, shape + ndim);
+  for (int64_t d : out)
+    if (d < 0) TS_THROW(kValue) << "negative dimension in shape " << tessera::ShapeToString(out);
+  return out;
+}
+
+}  // namespace
+
+namespace tessera::capi {
+
+namespace {
+thread_local std::string last_error;
+}  // namespace
+
+TsStatus StatusOf(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kParse:
+      return TS_ERROR_PARSE;
+    case ErrorKind::kType:
+      return TS_ERROR_TYPE;
+    case ErrorKind::kValue:
+      return TS_ERROR_VALUE;
+    case ErrorKind::kNotFound:
+      return TS_ERROR_NOT_FOUND;
+    case ErrorKind::kUnsupported:
+      return TS_ERROR_UNSUPPORTED;
+    case ErrorKind::kIO:
+      return TS_ERROR_IO;
+    case ErrorKind::kInternal:
+      return TS_ERROR_INTERNAL;
+  }
+  return TS_ERROR_INTERNAL;
+}
+
+TsStatus Fail(TsStatus status, std::string message) {
+  last_error = std::move(message);
+  return status;
+}
+
+const char* LastError() {
+  return last_error.c_str();
+}
+
+TsExecutable MakeExecutable(std::shared_ptr<Executable> exe, ExecutorOptions options) {
+  auto handle = std::make_unique<TsExecutable_>();
+  handle->executor = std::make_unique<Executor>(exe, std::move(options));
+  handle->exe = std::move(exe);
+  return handle.release();
+}
+
+std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTensor* inputs,
+                                           size_t num_inputs) {
+  std::map<std::string, NDArray> named;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!names[i] || !inputs[i]) TS_THROW(kValue) << "input " << i << " has a NULL name or tensor";
+    if (!named.emplace(names[i], inputs[i]->array).second)
+      TS_THROW(kValue) << "input '" << names[i] << "' is given twice";
+  }
+  return named;
+}
+
+void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t num_inputs,
+                  TsTensor* outputs, size_t max_outputs, size_t* num_outputs) {
+  if (results.size() > max_outputs)
+    TS_THROW(kValue) << "@main returns " << results.size() << " tensors but room for only "
+                     << max_outputs << " was given";
+  for (size_t i = 0; i < results.size(); ++i) {
+    // An output that is an input (e.g. @main returns a parameter) would alias caller
+    // memory the caller may free; hand back a copy instead.
+    bool aliases = false;
+    for (size_t k = 0; k < num_inputs; ++k) aliases |= results[i].data() == inputs[k]->array.data();
+    outputs[i] = new TsTensor_{aliases ? results[i].Copy() : results[i]};
+  }
+  *num_outputs = results.size();
+}
+
+}  // namespace tessera::capi
+
+extern "C" {
+
+const char* TsGetLastError(void) {
+  return tessera::capi::LastError();
+}
+
+const char* TsStatusName(TsStatus status) {
+  switch (status) {
+    case TS_OK:
+      return "ok";
+    case TS_ERROR_PARSE:
+      return "parse error";
+    case TS_ERROR_TYPE:
+      return "type error";
+    case TS_ERROR_VALUE:
+      return "value error";
+    case TS_ERROR_NOT_FOUND:
+      return "not found";
+    case TS_ERROR_UNSUPPORTED:
+      return "unsupported";
+    case TS_ERROR_IO:
+      return "I/O error";
+    case TS_ERROR_INTERNAL:
+      return "internal error";
+    case TS_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+  }
+  return "unknown status";
+}
+
+TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim, TsDType dtype,
+                            TsTensor* out) {
+  TS_REQUIRE(out);
+  return Guard([&] {
+    std::vector<int64_t> dims = ShapeFromC(shape, ndim);
+    if (!data && tessera::ShapeNumElements(dims) > 0)
+      TS_THROW(kValue) << "data is NULL for a non-empty tensor";
+    *out = new TsTensor_{tessera::NDArray::FromBorrowed(data, dims, DTypeFromC(dtype))};
+  });
+}
+
+TsStatus TsTensorCreate(const int64_t* shape, int32_t ndim, TsDType dtype, TsTensor* out) {
+  TS_REQUIRE(out);
+  return Guard([&] {
+    *out = new TsTensor_{tessera::NDArray::Zeros(ShapeFromC(shape, ndim), DTypeFromC(dtype))};
+  });
+}
+
+TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape, int32_t* ndim,
+                         TsDType* dtype) {
+  TS_REQUIRE(tensor);
+  return Guard([&] {
+    if (data) *data = tensor->array.data();
+    if (shape) *shape = tensor->array.shape().data();
+    if (ndim) *ndim = tensor->array.ndim();
+    if (dtype) *dtype = DTypeToC(tensor->array.dtype());
+  });
+}
+
+void TsTensorDestroy(TsTensor tensor) {
+  delete tensor;
+}
+
+TsStatus TsTensorFromDLPack(DLManagedTensor* managed, TsTensor* out) {
+  TS_REQUIRE(managed);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = new TsTensor_{tessera::NDArray::FromDLPack(managed)}; });
+}
+
+TsStatus TsTensorToDLPack(TsTensor tensor, DLManagedTensor** out) {
+  TS_REQUIRE(tensor);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = tensor->array.ToDLPack(); });
+}
+
+TsStatus TsExecutableSave(TsExecutable executable, const char* path) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(path);
+  return Guard([&] { executable->exe->Save(path); });
+}
+
+TsStatus TsExecutableLoad(const char* path, int num_threads, TsExecutable* out) {
+  TS_REQUIRE(path);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    if (num_threads < 0)
+      TS_THROW(kValue) << "TsExecutableLoad: num_threads must be >= 0 (0 = all cores), got "
+                       << num_threads;
+    ExecutorOptions options;
+    options.num_threads = num_threads;
+    *out = MakeExecutable(Executable::Load(path), std::move(options));
+  });
+}
+
+TsStatus TsExecutableGetInputNames(TsExecutable executable, TsStringCallback callback,
+                                   void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  return Guard([&] {
+    for (const std::string& name : executable->exe->input_names()) Emit(name, callback, user_data);
+  });
+}
+
+TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(num_threads);
+  return Guard([&] { *num_threads = executable->executor->pool().num_threads(); });
+}
+
+TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
+                         const TsTensor* inputs, size_t num_inputs, TsTensor* outputs,
+                         size_t max_outputs, size_t* num_outputs) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(num_outputs);
+  TS_REQUIRE_INPUTS();
+  if (max_outputs) TS_REQUIRE(outputs);
+  return Guard([&] {
+    std::vector<tessera::NDArray> results =
+        executable->executor->Run(NamedInputs(input_names, inputs, num_inputs));
+    StoreOutputs(std::move(results), inputs, num_inputs, outputs, max_outputs, num_outputs);
+  });
+}
+
+TsStatus TsExecutableBenchmark(TsExecutable executable, const char* const* input_names,
+                               const TsTensor* inputs, size_t num_inputs, int warmup, int repeat,
+                               double* median_ms, double* p90_ms, double* min_ms) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE_INPUTS();
+  return Guard([&] {
+    tessera::runtime::BenchmarkResult r = executable->executor->Benchmark(
+        NamedInputs(input_names, inputs, num_inputs), warmup, repeat);
+    if (median_ms) *median_ms = r.median_ms;
+    if (p90_ms) *p90_ms = r.p90_ms;
+    if (min_ms) *min_ms = r.min_ms;
+  });
+}
+
+TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
+                             const TsTensor* inputs, size_t num_inputs, int repeat,
+                             TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  TS_REQUIRE_INPUTS();
+  return Guard([&] {
+    tessera::runtime::ProfileReport report =
+        executable->executor->Profile(NamedInputs(input_names, inputs, num_inputs), repeat);
+    Emit(report.table, callback, user_data);
+  });
+}
+
+TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,
+                               void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(executable->exe->collage_report(), callback, user_data); });
+}
+
+void TsExecutableDestroy(TsExecutable executable) {
+  delete executable;
+}
+
+}  // extern "C"

@@ -1,0 +1,86 @@
+// Shared internals of the runtime C API's source files (and the compiler's on top): the
+// runtime handle structs, the error guard and small helpers. Not installed.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tessera/c_runtime_api.h"
+#include "tessera/runtime/executable.h"
+#include "tessera/runtime/ndarray.h"
+#include "tessera/support/error.h"
+
+struct TsTensor_ {
+  tessera::NDArray array;
+};
+/// A compiled model and the executor that runs it (it owns the arena and thread pool).
+struct TsExecutable_ {
+  std::shared_ptr<tessera::runtime::Executable> exe;
+  std::unique_ptr<tessera::runtime::Executor> executor;
+};
+
+namespace tessera::capi {
+
+/// The status code of an error kind.
+TsStatus StatusOf(ErrorKind kind);
+
+/// Stores `message` as this thread's last error and returns `status`.
+TsStatus Fail(TsStatus status, std::string message);
+
+/// This thread's last error message.
+const char* LastError();
+
+/// Runs `body`, translating every exception into a status; nothing escapes to C.
+template <typename F>
+TsStatus Guard(F&& body) {
+  try {
+    body();
+    return TS_OK;
+  } catch (const Error& e) {
+    return Fail(StatusOf(e.kind()), e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(TS_ERROR_PARSE, std::string("invalid JSON: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return Fail(TS_ERROR_INTERNAL, "out of memory");
+  } catch (const std::exception& e) {
+    return Fail(TS_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return Fail(TS_ERROR_INTERNAL, "unknown C++ exception");
+  }
+}
+
+/// Passes `text` to `callback` in one piece.
+inline void Emit(const std::string& text, TsStringCallback callback, void* user_data) {
+  callback(text.data(), text.size(), user_data);
+}
+
+/// Inputs given as parallel name/tensor arrays, by name; throws a value error for a NULL
+/// entry or a name given twice.
+std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTensor* inputs,
+                                           size_t num_inputs);
+
+/// Wraps `exe` with an executor of `options`.
+TsExecutable MakeExecutable(std::shared_ptr<runtime::Executable> exe,
+                            runtime::ExecutorOptions options);
+
+/// Hands `results` to the caller as new tensors in `outputs` (copying any that alias an
+/// input's memory); throws a value error when more than `max_outputs`.
+void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t num_inputs,
+                  TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+
+}  // namespace tessera::capi
+
+/// Returns TS_ERROR_INVALID_ARGUMENT naming the calling function and `PTR` when it is NULL.
+#define TS_REQUIRE(PTR)                                   \
+  if (!(PTR))                                             \
+  return ::tessera::capi::Fail(TS_ERROR_INVALID_ARGUMENT, \
+                               std::string(__func__) + ": " #PTR " must not be NULL")
+
+/// Checks the run-style argument arrays shared by Run, Benchmark and Profile.
+#define TS_REQUIRE_INPUTS()  \
+  if (num_inputs) {          \
+    TS_REQUIRE(input_names); \
+    TS_REQUIRE(inputs);      \
+  }

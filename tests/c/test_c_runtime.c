@@ -1,0 +1,94 @@
+/* A C program linked only against libtessera_runtime: loads the executables the compiler
+ * saved (make_runtime_fixtures), runs them and compares with the compiler's outputs; checks
+ * which kernel modules ran and that bad files are clear errors.
+ * Usage: test_c_runtime DIR NAME... */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "c_test_util.h"
+#include "runtime_fixture.h"
+
+/* The module kind each configuration's program must run its dense and conv on. */
+static const char* KindOf(const char* name) {
+  if (strcmp(name, "dnnl") == 0) return "dnnl";
+  if (strcmp(name, "blas") == 0) return "blas";
+  return "native";
+}
+
+static void RunOne(const char* dir, const char* name, TsTensor* inputs) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.tsx", dir, name);
+  TsExecutable exe = NULL;
+  CHECK(TsExecutableLoad(path, 1, &exe) == TS_OK);
+  if (!exe) return;
+  TsTensor out = NULL;
+  size_t num_out = 0;
+  CHECK(TsExecutableRun(exe, kFixtureNames, inputs, kFixtureInputs, &out, 1, &num_out) == TS_OK);
+  float expected[kFixtureOutputElems];
+  snprintf(path, sizeof path, "%s/%s.out", dir, name);
+  FILE* f = fopen(path, "rb");
+  CHECK(f && fread(expected, sizeof(float), kFixtureOutputElems, f) == kFixtureOutputElems);
+  if (f) fclose(f);
+  float* got = NULL;
+  const int64_t* shape = NULL;
+  int32_t ndim = 0;
+  CHECK(num_out == 1 && TsTensorGetInfo(out, (void**)&got, &shape, &ndim, NULL) == TS_OK);
+  CHECK(ndim == 2 && shape[0] == 2 && shape[1] == 10);
+  double worst = 0, nonzero = 0;
+  for (int i = 0; got && i < kFixtureOutputElems; ++i) {
+    double diff = fabs((double)got[i] - (double)expected[i]);
+    if (diff > worst) worst = diff;
+    nonzero += got[i] != 0.f;
+  }
+  CHECK(worst <= 1e-5);
+  CHECK(nonzero > 0);  /* the comparison is not between two zero tensors */
+  GrowingBuffer profile = {NULL, 0};
+  CHECK(TsExecutableProfile(exe, kFixtureNames, inputs, kFixtureInputs, 1, append_growing,
+                            &profile) == TS_OK);
+  CHECK(profile.text && strstr(profile.text, KindOf(name)) != NULL);
+  printf("%s: max |diff| %.3g vs the compiler's run; kernels:\n%s", name, worst,
+         profile.text ? profile.text : "");
+  free(profile.text);
+  TsTensorDestroy(out);
+  TsExecutableDestroy(exe);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s DIR NAME...\n", argv[0]);
+    return 2;
+  }
+  float* buffers[kFixtureInputs];
+  TsTensor inputs[kFixtureInputs];
+  TsDType f32 = {2, 32, 1};
+  for (int k = 0; k < kFixtureInputs; ++k) {
+    buffers[k] = (float*)malloc(sizeof(float) * (size_t)FixtureNumel(k));
+    FixtureFill(k, buffers[k], FixtureNumel(k));
+    CHECK(TsTensorFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
+          TS_OK);
+  }
+  for (int a = 2; a < argc; ++a) RunOne(argv[1], argv[a], inputs);
+
+  /* Bad files are errors with a status, never a crash. */
+  TsExecutable exe = NULL;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/no-such-file.tsx", argv[1]);
+  CHECK(TsExecutableLoad(path, 0, &exe) == TS_ERROR_NOT_FOUND && exe == NULL);
+  snprintf(path, sizeof path, "%s/damaged.tsx", argv[1]);
+  FILE* f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("TESSERA-EXEC but not really", f);
+    fclose(f);
+  }
+  CHECK(TsExecutableLoad(path, 0, &exe) == TS_ERROR_PARSE && exe == NULL);
+  CHECK(strstr(TsGetLastError(), "truncated") != NULL || strstr(TsGetLastError(), "version") != NULL);
+
+  for (int k = 0; k < kFixtureInputs; ++k) {
+    TsTensorDestroy(inputs[k]);
+    free(buffers[k]);
+  }
+  printf("test_c_runtime: %d checks passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
