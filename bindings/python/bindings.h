@@ -1,4 +1,4 @@
-// Private glue shared by the tessera._core binding files: the holder and caster that let
+// Private glue shared by the tessera._core binding files (on top of runtime_bindings.h): the holder and caster that let
 // pybind11 pass intrusive `Ref<const T>` handles, GIL-safe Python references, value
 // conversions (attributes, NumPy arrays) and the per-concept Bind functions.
 #pragma once
@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "runtime/runtime_bindings.h"
 #include "tessera/ir/attrs.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
@@ -38,10 +39,6 @@ Holder<T> Hold(const Ref<const T>& ref) {
   return Holder<T>(const_cast<T*>(ref.get()));
 }
 
-/// A shared reference to a Python object that may be released on any thread and after
-/// interpreter shutdown (then it is leaked rather than touched).
-std::shared_ptr<py::object> SharePy(py::object obj);
-
 /// Converts a Python value (None, bool, int, float, str, nested list/tuple, NumPy scalar)
 /// to an attribute value; throws a type error naming `what` otherwise.
 AttrValue AttrFromPy(py::handle value, const std::string& what);
@@ -52,31 +49,12 @@ Attrs AttrsFromPy(py::handle dict, const std::string& what);
 /// Attrs to an ordered dict.
 py::dict AttrsToPy(const Attrs& attrs);
 
-/// An NDArray over a NumPy array's memory when it is C-contiguous, aligned and native
-/// endian (the array is kept alive), else over a contiguous copy. With `copy`, always a
-/// copy. Unsupported dtypes and non-arrays throw a type error naming `what`.
-NDArray NDArrayFromPy(py::handle array, const std::string& what, bool copy);
-/// A NumPy array viewing the NDArray's memory (kept alive by a capsule). bfloat16 has no
-/// NumPy dtype and is converted to a float32 copy.
-py::object NDArrayToPy(const NDArray& array, bool writeable);
-
-/// True for a DLPack capsule or an object with __dlpack__ (a torch tensor, ...).
-bool HasDLPack(py::handle obj);
-/// Zero-copy NDArray over a DLPack capsule or an object's __dlpack__() (kept alive until
-/// the last NDArray copy is gone); errors name `what`.
-NDArray NDArrayFromDLPack(py::handle obj, const std::string& what);
-
-/// Raises TesseraConfigError (TesseraNotFoundError and AttributeError) carrying `e`.
-[[noreturn]] void RaiseConfigError(const Error& e);
-
 /// Per-concept registration, called in this order by the module entry point.
-void BindErrors(py::module_& m);
 void BindIR(py::module_& m);
 void BindIRModule(py::module_& m);
 void BindOp(py::module_& m);
 void BindTransform(py::module_& m);
 void BindInstrument(py::module_& m);
-void BindNDArray(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindBuild(py::module_& m);
 void BindPattern(py::module_& m);

@@ -4,13 +4,15 @@
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Tessera's native core (use the `tessera` package)";
   using namespace tessera::python;
-  BindErrors(m);
+  // The runtime extension registers NDArray, Executable and the error translation, which
+  // this module's functions take and return.
+  py::module_::import("tessera._runtime");
+  InitErrorClasses();
   BindIR(m);
   BindIRModule(m);
   BindOp(m);
   BindTransform(m);
   BindInstrument(m);
-  BindNDArray(m);
   BindRuntime(m);
   BindBuild(m);
   BindPattern(m);

@@ -1,8 +1,6 @@
-// Bindings of the runtime: evaluation with the reference interpreter on NumPy arrays,
-// and .npy files.
+// Bindings of evaluation with the reference interpreter on NumPy arrays.
 #include "bindings.h"
 #include "tessera/backend/interp/interpreter.h"
-#include "tessera/runtime/npy.h"
 
 namespace tessera::python {
 
@@ -61,15 +59,6 @@ void BindRuntime(py::module_& m) {
     }
     return ValueToPy(result);
   });
-  m.def(
-      "read_npy", [](const std::string& path) { return NDArrayToPy(ReadNpy(path), true); },
-      py::arg("path"));
-  m.def(
-      "write_npy",
-      [](const std::string& path, py::object array) {
-        WriteNpy(path, NDArrayFromPy(array, "write_npy array", /*copy=*/false));
-      },
-      py::arg("path"), py::arg("array"));
 }
 
 }  // namespace tessera::python

@@ -1,12 +1,19 @@
 """Tessera: an embeddable deep-learning compiler.
 
-The package wraps the C++ library (``tessera._core``): ``tessera.ir`` for the IR,
-``tessera.op`` for op builders generated from the op registry, ``tessera.transform`` and
-``tessera.instrument`` for the pass infrastructure, and ``tessera.evaluate``/``tessera.run``
-to execute modules on NumPy arrays with the reference interpreter, and ``tessera.build``
-to compile them for a target (``"native"``: C for this CPU) into an ``Executable``.
+The package wraps two native extensions. ``tessera.runtime`` (``load``, ``Executable``) and
+``tessera.nd`` need only ``tessera._runtime`` (linked against ``libtessera_runtime``), so a
+deployed service can run a saved program without loading the compiler. Everything else
+wraps the compiler, ``tessera._core``: ``tessera.ir`` for the IR, ``tessera.op`` for op
+builders generated from the op registry, ``tessera.transform`` and ``tessera.instrument``
+for the pass infrastructure, ``tessera.evaluate``/``tessera.run`` to execute modules on
+NumPy arrays with the reference interpreter, and ``tessera.build`` to compile them for a
+target (``"native"``: C for this CPU) into an ``Executable``.
+
+Submodules and names load on first use (``tessera.build`` imports the compiler then), so
+``import tessera.runtime`` stays light.
 """
-from . import _core  # noqa: F401
+import importlib
+
 from .error import (  # noqa: F401
     TesseraConfigError,
     TesseraError,
@@ -18,38 +25,36 @@ from .error import (  # noqa: F401
     TesseraUnsupportedError,
     TesseraValueError,
 )
-from . import ir  # noqa: F401
-from . import op  # noqa: F401
-from . import transform  # noqa: F401
-from . import instrument  # noqa: F401
-from . import runtime  # noqa: F401
-from . import nd  # noqa: F401
-from . import collage  # noqa: F401
-from .ir import (  # noqa: F401
-    Call,
-    Constant,
-    Function,
-    FuncType,
-    GlobalVar,
-    IRModule,
-    Let,
-    TensorType,
-    Tuple,
-    TupleGetItem,
-    TupleType,
-    Var,
-    assert_structural_equal,
-    const,
-    parse,
-    structural_equal,
-    structural_hash,
-    var,
-)
-from .runtime import evaluate, evaluate_function, run  # noqa: F401
-from .build import Executable, build, list_targets, load, lower  # noqa: F401
-from . import pattern  # noqa: F401
-from .partition import partition_for, partition_for_blas, partition_for_dnnl  # noqa: F401
-from . import frontend  # noqa: F401,E402
-from . import backend  # noqa: F401,E402
 
 __version__ = "0.1.0"
+
+_SUBMODULES = {
+    "backend", "collage", "compiler", "error", "frontend", "instrument", "interpreter", "ir", "nd",
+    "op", "partition", "pattern", "runtime", "transform",
+}
+
+# Top-level names and the submodule defining each.
+_NAMES = {
+    **{name: "ir" for name in (
+        "Call", "Constant", "Function", "FuncType", "GlobalVar", "IRModule", "Let", "TensorType",
+        "Tuple", "TupleGetItem", "TupleType", "Var", "assert_structural_equal", "const", "parse",
+        "structural_equal", "structural_hash", "var")},
+    **{name: "interpreter" for name in ("evaluate", "evaluate_function", "run")},
+    **{name: "compiler" for name in ("build", "list_targets", "lower")},
+    **{name: "runtime" for name in ("Executable", "load")},
+    **{name: "partition" for name in ("partition_for", "partition_for_blas", "partition_for_dnnl")},
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tessera' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(_NAMES))

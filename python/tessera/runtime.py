@@ -1,113 +1,150 @@
-"""Running modules on NumPy arrays with the reference interpreter.
+"""The runtime: load a saved program and run it, without the compiler.
 
-Inputs that are C-contiguous, aligned NumPy arrays are passed without copying; outputs are
-NumPy arrays viewing the interpreter's result memory (so an input returned unchanged
-shares memory with the caller's array).
+``tessera.runtime.load(path)`` returns an :class:`Executable` that takes NumPy arrays or any
+DLPack tensor (PyTorch, ``tessera.nd.NDArray``) and returns NumPy arrays (or, with
+``run_ndarray``, ``tessera.nd.NDArray``). This module imports only the ``tessera._runtime``
+extension (linked against ``libtessera_runtime``), so a deployed service that uses it never
+loads the compiler. ``tessera.build`` returns the same :class:`Executable`.
 """
-import numpy as np
+import os
 
-from . import _core
-from .error import TesseraTypeError, TesseraValueError
-from .ir import Function, IRModule, TensorType, TupleType
+from . import _runtime
+from .error import TesseraTypeError
 
-__all__ = ["evaluate", "evaluate_function", "run", "read_npy", "write_npy"]
-
-
-def _as_module(mod):
-    if isinstance(mod, IRModule):
-        return mod
-    if isinstance(mod, Function):
-        return IRModule.from_expr(mod)
-    raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
+__all__ = ["Executable", "load", "read_npy", "write_npy"]
 
 
-def _convert(value, ty, what):
-    """Checks ``value`` against the parameter type ``ty`` and converts it for C++."""
-    if isinstance(ty, TupleType):
-        if not isinstance(value, (tuple, list)):
-            raise TesseraTypeError(f"{what}: expected a tuple of {len(ty.fields)} values, "
-                                   f"got a {type(value).__name__}")
-        if len(value) != len(ty.fields):
-            raise TesseraValueError(f"{what}: expected a tuple of {len(ty.fields)} values, "
-                                    f"got {len(value)}")
-        return tuple(_convert(v, t, f"{what}[{i}]") for i, (v, t) in enumerate(zip(value, ty.fields)))
-    if isinstance(value, (tuple, list)) and ty is None:
-        return tuple(_convert(v, None, f"{what}[{i}]") for i, v in enumerate(value))
-    if isinstance(ty, TensorType):
-        if isinstance(value, np.ndarray):
-            if value.dtype.name != ty.dtype:
-                raise TesseraTypeError(f"{what}: expected dtype {ty.dtype}, got {value.dtype.name}")
-        else:
-            try:
-                value = np.asarray(value, dtype=ty.dtype)
-            except (TypeError, ValueError) as err:
-                raise TesseraTypeError(f"{what}: cannot convert a {type(value).__name__} to "
-                                       f"{ty.dtype}: {err}") from None
-        if tuple(value.shape) != tuple(ty.shape):
-            raise TesseraValueError(f"{what}: expected shape {tuple(ty.shape)}, got {tuple(value.shape)}")
-        return value
-    if not isinstance(value, np.ndarray):
-        value = np.asarray(value)
-    return value
+def _path(path):
+    """A file system path from a str or os.PathLike (TypeError for anything else)."""
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TesseraTypeError(f"expected a str or os.PathLike path, got {type(path).__name__}")
+    return path
 
 
-def evaluate_function(mod, func_name, *args):
-    """Evaluates graph function ``func_name`` of ``mod`` on positional inputs."""
-    mod = _as_module(mod)
-    func = mod[func_name]
-    if not isinstance(func, Function):
-        raise TesseraTypeError(f"@{func_name} must be a graph Function to be evaluated")
-    if len(args) != len(func.params):
-        raise TesseraTypeError(f"@{func_name} takes {len(func.params)} input(s), got {len(args)}")
-    converted = [_convert(v, p.type_annotation, f"input '{p.name_hint}'")
-                 for v, p in zip(args, func.params)]
-    return _core.evaluate(mod, func_name, converted, [p.name_hint for p in func.params])
+class Executable:
+    """A compiled model. ``ex.run(x=array)`` or ``ex(x=array)`` runs it (inputs may also be
+    positional, in ``ex.input_names`` order); the result is one NumPy array, or a tuple
+    when @main returns a tuple (flattened)."""
+
+    def __init__(self, core):
+        self._core = core  # a tessera._runtime.Executable
+
+    @property
+    def input_names(self):
+        """@main's parameter names, in order."""
+        return list(self._core.input_names)
+
+    @property
+    def input_types(self):
+        """(shape, dtype name) of each input, in ``input_names`` order."""
+        return [(tuple(shape), dtype) for shape, dtype in self._core.input_types]
+
+    @property
+    def kernels(self):
+        """The kernel symbols @main calls, in call order."""
+        return list(self._core.kernels)
+
+    @property
+    def memory_plan(self):
+        """The static memory plan: arena bytes, storages, intermediates."""
+        return dict(self._core.memory_plan)
+
+    @property
+    def num_threads(self):
+        """Threads of the executor's pool."""
+        return self._core.num_threads
+
+    def source(self):
+        """The generated C of a native build (None for other backends)."""
+        return self._core.source()
+
+    def _inputs(self, args, kwargs):
+        names = self.input_names
+        if len(args) > len(names):
+            raise TesseraTypeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
+                                   f"got {len(args)} positional")
+        inputs = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key in inputs:
+                raise TesseraTypeError(f"input '{key}' given more than once")
+            inputs[key] = value
+        return inputs
+
+    def run(self, *args, **kwargs):
+        """Runs the model on NumPy arrays or DLPack tensors such as PyTorch's (by parameter
+        name or position; C-contiguous CPU inputs are used without copies)."""
+        return self._result(self._core.run(self._inputs(args, kwargs), False))
+
+    __call__ = run
+
+    def run_ndarray(self, *args, **kwargs):
+        """Like :meth:`run`, but the outputs are :class:`tessera.nd.NDArray` (zero-copy
+        DLPack producers: ``torch.from_dlpack(y)``, ``numpy.from_dlpack(y)``), which also
+        keep bfloat16 outputs exact."""
+        return self._result(self._core.run(self._inputs(args, kwargs), True))
+
+    def _result(self, outputs):
+        if self._core.returns_tuple or len(outputs) != 1:
+            return tuple(outputs)
+        return outputs[0]
+
+    def benchmark(self, *args, warmup=3, repeat=10, **kwargs):
+        """Times whole runs: a dict with median_ms, p90_ms, min_ms, mean_ms, repeat."""
+        return self._core.benchmark(self._inputs(args, kwargs), warmup, repeat)
+
+    def profile(self, *args, repeat=10, **kwargs):
+        """Times every kernel: a dict with 'rows' (symbol, backend, calls, total_ms, mean_ms,
+        share; slowest first), 'total_ms' and a printable 'table'."""
+        rows, total, table = self._core.profile(self._inputs(args, kwargs), repeat)
+        return {"rows": rows, "total_ms": total, "table": table}
+
+    def save(self, path):
+        """Writes the executable (graph, constants and compiled kernels) to one file."""
+        self._core.save(_path(path))
+
+    def collage_report(self, measure=False, **inputs):
+        """The choices of the Collage search that built this program
+        (:class:`tessera.collage.CollageReport`), or None when it was built without
+        Collage. ``measure=True`` also times the program end to end (on random inputs
+        unless ``inputs`` are given) so the report shows the additive error."""
+        text = self._core.collage_report
+        if not text:
+            return None
+        from .collage import CollageReport
+        measured = None
+        if measure:
+            if not inputs:
+                import numpy as np
+                rng = np.random.default_rng(1)
+                inputs = {}
+                for name, (shape, dtype) in zip(self.input_names, self.input_types):
+                    inputs[name] = (rng.uniform(-1, 1, shape).astype(dtype)
+                                    if dtype.startswith("float") else np.zeros(shape, dtype))
+            measured = self.benchmark(repeat=20, **inputs)["median_ms"]
+        return CollageReport(text, measured)
 
 
-def evaluate(mod, /, *args, **kwargs):
-    """Evaluates ``@main`` of ``mod`` (an IRModule or a Function) on NumPy arrays given
-    positionally and/or by parameter name. Returns a NumPy array, or a tuple for a tuple
-    result. Missing, unknown or mistyped inputs raise TesseraTypeError/TesseraValueError
-    naming the input."""
-    mod = _as_module(mod)
-    main = mod["main"]
-    if not isinstance(main, Function):
-        raise TesseraTypeError("@main must be a graph Function to be evaluated")
-    params = main.params
-    names = [p.name_hint for p in params]
-    if len(args) > len(params):
-        raise TesseraTypeError(f"@main takes {len(params)} input(s) ({', '.join(names)}), "
-                               f"got {len(args)} positional")
-    values = list(args) + [None] * (len(params) - len(args))
-    given = [True] * len(args) + [False] * (len(params) - len(args))
-    for key, value in kwargs.items():
-        candidates = [i for i, n in enumerate(names) if n == key]
-        if not candidates:
-            raise TesseraTypeError(f"unknown input '{key}'; @main's inputs are: {', '.join(names)}")
-        index = next((i for i in candidates if not given[i]), None)
-        if index is None:
-            raise TesseraTypeError(f"input '{key}' given more than once")
-        values[index] = value
-        given[index] = True
-    missing = [n for n, g in zip(names, given) if not g]
-    if missing:
-        raise TesseraTypeError(f"missing input(s) {', '.join(missing)}; @main's inputs are: "
-                               f"{', '.join(names)}")
-    converted = [_convert(v, p.type_annotation, f"input '{p.name_hint}'")
-                 for v, p in zip(values, params)]
-    return _core.evaluate(mod, "main", converted, names)
-
-
-def run(mod, /, **inputs):
-    """Runs ``@main`` with inputs by parameter name: ``run(mod, x=np_array)``."""
-    return evaluate(mod, **inputs)
+def load(path, num_threads=0):
+    """Loads an executable written by ``Executable.save``; ``num_threads`` (0: the build
+    target's, saved in the file, whose 0 means all cores). Needs no compiler."""
+    return Executable(_runtime.load(_path(path), num_threads))
 
 
 def read_npy(path):
     """Reads a .npy file with Tessera's reader."""
-    return _core.read_npy(str(path))
+    return _runtime.read_npy(_path(path))
 
 
 def write_npy(path, array):
     """Writes a NumPy array as a .npy file with Tessera's writer."""
-    _core.write_npy(str(path), np.asarray(array))
+    import numpy as np
+    _runtime.write_npy(_path(path), np.asarray(array))
+
+
+def __getattr__(name):
+    # The interpreter's evaluate/run lived here before; they need the compiler.
+    if name in ("evaluate", "evaluate_function", "run"):
+        from . import interpreter
+        return getattr(interpreter, name)
+    raise AttributeError(f"module 'tessera.runtime' has no attribute '{name}'")

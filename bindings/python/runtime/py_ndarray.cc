@@ -1,15 +1,14 @@
-// Bindings of NDArray for zero-copy exchange through DLPack: tessera._core.NDArray (shape,
-// dtype, numpy(), __dlpack__, __dlpack_device__) and imports of any __dlpack__ object.
+// Bindings of NDArray for zero-copy exchange through DLPack: tessera._runtime.NDArray
+// (shape, dtype, numpy(), __dlpack__, __dlpack_device__) and imports of any __dlpack__ object.
 #include <dlpack/dlpack.h>
 
-#include "bindings.h"
+#include "runtime_bindings.h"
 
 namespace tessera::python {
 
 namespace {
 
 constexpr const char* kCapsuleName = "dltensor";
-constexpr const char* kUsedCapsuleName = "used_dltensor";
 
 /// Frees an exported tensor no consumer took (the capsule still has its original name).
 void DeleteUnusedCapsule(PyObject* capsule) {
@@ -28,49 +27,7 @@ py::capsule ToCapsule(const NDArray& array) {
   return py::reinterpret_steal<py::capsule>(capsule);
 }
 
-std::string TypeName(py::handle value) {
-  return py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>();
-}
-
 }  // namespace
-
-bool HasDLPack(py::handle obj) {
-  return PyCapsule_CheckExact(obj.ptr()) || py::hasattr(obj, "__dlpack__");
-}
-
-NDArray NDArrayFromDLPack(py::handle obj, const std::string& what) {
-  py::object capsule;
-  if (PyCapsule_CheckExact(obj.ptr())) {
-    capsule = py::reinterpret_borrow<py::object>(obj);
-  } else if (py::hasattr(obj, "__dlpack__")) {
-    capsule = obj.attr("__dlpack__")();
-  } else {
-    TS_THROW(kType) << what << ": expected an object with __dlpack__ or a DLPack capsule, got a "
-                    << TypeName(obj);
-  }
-  if (!PyCapsule_IsValid(capsule.ptr(), kCapsuleName))
-    TS_THROW(kValue) << what
-                     << ": not an unused DLPack capsule (a \"dltensor\" capsule can be consumed "
-                        "only once)";
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kCapsuleName));
-  NDArray taken;
-  try {
-    taken = NDArray::FromDLPack(managed);  // on error the capsule still owns the tensor
-  } catch (const Error& e) {
-    throw Error(e.kind(), what + ": " + e.what());
-  }
-  PyCapsule_SetName(capsule.ptr(), kUsedCapsuleName);
-  // The producer's deleter may touch Python objects (NumPy's does), so the last owner
-  // runs it under the GIL; after interpreter shutdown the tensor is leaked instead.
-  auto* held = new NDArray(taken);
-  std::shared_ptr<void> keep(held, [](void* p) {
-    auto* a = static_cast<NDArray*>(p);
-    if (!Py_IsInitialized()) return;
-    py::gil_scoped_acquire gil;
-    delete a;
-  });
-  return NDArray::FromBorrowed(taken.data(), taken.shape(), taken.dtype(), std::move(keep));
-}
 
 void BindNDArray(py::module_& m) {
   py::class_<NDArray>(m, "NDArray",

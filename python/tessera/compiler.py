@@ -1,0 +1,43 @@
+"""Compiling modules for targets: ``tessera.build`` returns a
+:class:`tessera.runtime.Executable` (``tessera.load`` reads a saved one back)."""
+from . import _core
+from .error import TesseraTypeError
+from .ir import Function, IRModule
+from .runtime import Executable, load  # noqa: F401  (build returns one; re-exported)
+
+__all__ = ["build", "load", "list_targets", "lower", "Executable"]
+
+
+def _as_module(mod):
+    if isinstance(mod, IRModule):
+        return mod
+    if isinstance(mod, Function):
+        return IRModule.from_expr(mod)
+    raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
+
+
+def build(mod, target="native"):
+    """Compiles ``mod`` (an IRModule or a Function) under the current PassContext for
+    ``target``: a string such as ``"native"``, ``"native -num_threads=1"`` or ``"interp"``,
+    or a list of them (the first runs the model)."""
+    mod = _as_module(mod)
+    if isinstance(target, str):
+        targets = [target]
+    elif isinstance(target, (list, tuple)):
+        targets = list(target)
+    else:
+        raise TesseraTypeError(f"target must be a string or a list of strings, got "
+                               f"{type(target).__name__}")
+    if not all(isinstance(t, str) for t in targets):
+        raise TesseraTypeError("target must be a string or a list of strings")
+    return Executable(_core.build(mod, targets))
+
+
+def lower(mod):
+    """``mod`` after build's pipeline: @main calls PrimFuncs through call_tir."""
+    return _core.lower_for_build(_as_module(mod))
+
+
+def list_targets():
+    """Registered backends: name, description and options (name, type, default, text)."""
+    return _core.list_targets()
