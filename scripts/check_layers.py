@@ -26,7 +26,8 @@ ALLOWED = {
 }
 ALLOWED["tools"] = ["registry"] + ALLOWED["registry"] + ["capi", "capi_runtime"]
 ALLOWED["capi"] = ["capi_runtime", "registry"] + ALLOWED["registry"]
-ALLOWED["bindings"] = ["capi"] + ALLOWED["capi"]
+ALLOWED["bindings_runtime"] = ["capi_runtime"] + _CORE
+ALLOWED["bindings"] = ["bindings_runtime", "capi"] + ALLOWED["capi"]
 
 SCAN_DIRS = ["cpp", "capi", "bindings/python"]
 SOURCE_EXTS = (".h", ".cc", ".c")
@@ -41,9 +42,10 @@ def layer_of(path):
     if parts[:2] == ["cpp", "src"] and len(parts) > 3:
         return parts[2], True
     if parts[0] == "capi":
-        runtime = parts[-1] == "c_runtime_api.h" or (
-            parts[-1].startswith("c_runtime_api") and parts[-1].endswith(".cc"))
+        runtime = parts[-1].startswith("c_runtime_")
         return ("capi_runtime" if runtime else "capi"), parts[1] == "src"
+    if parts[:3] == ["bindings", "python", "runtime"]:
+        return "bindings_runtime", False
     if parts[:2] == ["bindings", "python"]:
         return "bindings", False
     return None, False

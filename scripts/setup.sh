@@ -23,6 +23,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 export CCACHE_BASEDIR="$PWD"
+# Build directories share cache entries (CI builds a second, minimal configuration).
+export CCACHE_NOHASHDIR=1
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPython3_EXECUTABLE=/usr/bin/python3 "$@" >/dev/null
 ninja -C "$BUILD_DIR"

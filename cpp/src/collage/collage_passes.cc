@@ -1,7 +1,6 @@
 // Pipeline registrations of the Collage passes (appended to the built-in table).
 #include <sstream>
 
-#include "../transform/builtin_passes.h"
 #include "tessera/collage/collage_partition.h"
 #include "tessera/collage/partition_for_testing.h"
 #include "tessera/target/target.h"

@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../support/base64.h"
+#include "tessera/support/base64.h"
 #include "json_util.h"
 #include "tessera/ir/json.h"
 #include "tessera/support/error.h"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/base64.h"
+#include "tessera/support/base64.h"
 #include "tessera/op/op.h"
 #include "tessera/support/error.h"
 #include "text_printer.h"

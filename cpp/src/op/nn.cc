@@ -5,17 +5,7 @@
 #include "op_defs.h"
 #include "op_util.h"
 
-namespace tessera::op_defs {
-
-void RegisterNNOps(OpRegistry& registry) {
-  RegisterNNConvOps(registry);
-  RegisterNNMatmulOps(registry);
-  RegisterNNNormOps(registry);
-  RegisterNNPoolOps(registry);
-  RegisterNNShapeOps(registry);
-}
-
-namespace nn {
+namespace tessera::nn {
 
 std::vector<int> ParseLayoutPermutation(const std::string& layout, const char* letters,
                                         const char* what) {
@@ -45,6 +35,20 @@ Layout2D ParseDataLayout(const std::string& layout, const char* what) {
   l.w = pos[3];
   return l;
 }
+
+}  // namespace tessera::nn
+
+namespace tessera::op_defs {
+
+void RegisterNNOps(OpRegistry& registry) {
+  RegisterNNConvOps(registry);
+  RegisterNNMatmulOps(registry);
+  RegisterNNNormOps(registry);
+  RegisterNNPoolOps(registry);
+  RegisterNNShapeOps(registry);
+}
+
+namespace nn {
 
 void CheckOutLayout(const Attrs& attrs, const char* layout_key) {
   const std::string& out = attrs.GetString("out_layout");

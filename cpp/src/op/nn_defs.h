@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tessera/ir/type.h"
+#include "tessera/op/layout_2d.h"
 #include "tessera/op/op.h"
 #include "tessera/runtime/ndarray.h"
 
@@ -23,17 +24,10 @@ void RegisterNNShapeOps(OpRegistry& registry);
 
 namespace nn {
 
-/// Axis positions of a 2-D image layout, e.g. NHWC -> n=0, h=1, w=2, c=3.
-struct Layout2D {
-  int n = 0, c = 1, h = 2, w = 3;
-};
+using tessera::nn::Layout2D;
+using tessera::nn::ParseDataLayout;
+using tessera::nn::ParseLayoutPermutation;
 
-/// Parses a permutation of the letters of `letters` ("NCHW" or "OIHW") into their
-/// positions (indexed like `letters`); throws a value error naming `what` otherwise.
-std::vector<int> ParseLayoutPermutation(const std::string& layout, const char* letters,
-                                        const char* what);
-/// A data layout that is a permutation of N, C, H, W (NCHW, NHWC, ...).
-Layout2D ParseDataLayout(const std::string& layout, const char* what);
 /// Checks that `out_layout` is "" or equals `layout` (layout conversion is not supported).
 void CheckOutLayout(const Attrs& attrs, const char* layout_key);
 

@@ -10,7 +10,6 @@
 
 namespace tessera {
 
-void RegisterBuiltinPatternTables(PatternTableRegistry& registry);  // builtin_pattern_tables.cc
 
 struct PatternTableRegistry::Table {
   std::vector<PatternTableEntry> patterns;

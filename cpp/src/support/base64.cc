@@ -1,5 +1,5 @@
 // Standard base64 codec used by the JSON module format for constant data.
-#include "base64.h"
+#include "tessera/support/base64.h"
 
 #include <array>
 #include <cstdint>

@@ -1,10 +1,10 @@
-// The table of built-in passes: one entry per pass; adding a pass adds one entry here.
+// The transform layer's passes in the built-in table: InferType and PrintIR here, the
+// standard and BYOC passes from their files.
 #include "builtin_passes.h"
 
 namespace tessera {
 
-std::vector<PassRegistration> BuiltinPassRegistrations() {
-  std::vector<PassRegistration> passes;
+void AppendTransformPasses(std::vector<PassRegistration>& passes) {
   passes.push_back(
       {"InferType", "infer and check the types of every function", {}, [](const Attrs&) {
          return InferTypePass();
@@ -17,8 +17,6 @@ std::vector<PassRegistration> BuiltinPassRegistrations() {
        [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }});
   AppendStandardPasses(passes);
   AppendByocPasses(passes);
-  AppendCollagePasses(passes);
-  return passes;
 }
 
 }  // namespace tessera

@@ -1,8 +1,8 @@
-// FoldConstant: evaluates constant sub-graphs with the reference interpreter.
+// FoldConstant: evaluates op calls on constants with the ops' reference kernels.
 #include "fold_util.h"
 #include "pass_util.h"
-#include "tessera/backend/interp/interpreter.h"
 #include "tessera/ir/visitor.h"
+#include "tessera/support/error.h"
 #include "tessera/op/op.h"
 #include "tessera/transform/infer_type.h"
 #include "tessera/transform/passes.h"
@@ -19,12 +19,37 @@ bool IsConstantValue(const Expr& expr) {
   return false;
 }
 
-static Expr ValueToExpr(const Value& value) {
-  if (!value.is_tuple()) return MakeConstant(value.tensor());
-  std::vector<Expr> fields;
-  for (const Value& v : value.fields()) fields.push_back(ValueToExpr(v));
-  return MakeTuple(fields);
+namespace {
+
+/// The constant tensors of a constant value (a constant or nested tuples of them), flat.
+void FlattenConstants(const Expr& e, std::vector<NDArray>& out) {
+  if (const auto* c = e.as<ConstantNode>()) {
+    out.push_back(c->data);
+    return;
+  }
+  for (const Expr& f : e.as<TupleNode>()->fields) FlattenConstants(f, out);
 }
+
+/// The kernel's flat results as an expression of `type` (constants, tuples for tuples).
+Expr Unflatten(const Type& type, const std::vector<NDArray>& outs, size_t& pos,
+               const std::string& op) {
+  if (const auto* tt = type.as<TupleTypeNode>()) {
+    std::vector<Expr> fields;
+    for (const Type& f : tt->fields) fields.push_back(Unflatten(f, outs, pos, op));
+    return MakeTuple(fields);
+  }
+  const auto* t = type.as<TensorTypeNode>();
+  if (t && pos < outs.size() && !outs[pos].defined() && ShapeNumElements(t->shape) == 0) {
+    ++pos;  // kernels may leave empty results undefined
+    return MakeConstant(NDArray::Empty(t->shape, t->dtype));
+  }
+  if (!t || pos >= outs.size() || outs[pos].shape() != t->shape || outs[pos].dtype() != t->dtype)
+    TS_THROW(kInternal) << "FoldConstant: op '" << op
+                        << "': its reference kernel's results do not match its type";
+  return MakeConstant(outs[pos++]);
+}
+
+}  // namespace
 
 Expr TryEvaluateConstantCall(const Expr& expr) {
   auto* call = expr.as<CallNode>();
@@ -32,8 +57,20 @@ Expr TryEvaluateConstantCall(const Expr& expr) {
     return nullptr;
   for (const Expr& a : call->args)
     if (!IsConstantValue(a)) return nullptr;
-  IRModule mod = IRModule::FromExpr(MakeFunction({}, expr));
-  return ValueToExpr(Evaluate(mod, "main", {}));
+  // Typed on its own (the arguments are constants), so the kernel gets its result type.
+  Expr body = InferTypes(IRModule::FromExpr(MakeFunction({}, expr))).LookupFunction("main")->body;
+  const auto* typed = body.as<CallNode>();
+  TS_ICHECK(typed) << "FoldConstant: typing a call gave another expression";
+  std::vector<NDArray> inputs;
+  for (const Expr& a : typed->args) FlattenConstants(a, inputs);
+  const Type& out_type = typed->checked_type();
+  std::vector<NDArray> outs = call->op()->def->kernel(inputs, typed->attrs, out_type);
+  size_t pos = 0;
+  Expr folded = Unflatten(out_type, outs, pos, call->op()->name);
+  if (pos != outs.size())
+    TS_THROW(kInternal) << "FoldConstant: op '" << call->op()->name
+                        << "': its reference kernel returned extra results";
+  return folded;
 }
 
 namespace {

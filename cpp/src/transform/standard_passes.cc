@@ -1,6 +1,5 @@
 // Registrations of the standard optimisation passes (appended to the built-in table).
 #include "builtin_passes.h"
-#include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -34,11 +33,6 @@ void AppendStandardPasses(std::vector<PassRegistration>& passes) {
       {"FoldScaleAxis", "fold per-channel scales into conv2d/dense weights", {}, [](const Attrs&) {
          return FoldScaleAxis();
        }});
-  passes.push_back({"LowerToTIR",
-                    "lower Primitive functions and lone op calls to scheduled PrimFuncs "
-                    "called through call_tir",
-                    {},
-                    [](const Attrs&) { return LowerToTIR(); }});
   passes.push_back({"SimplifyExpr", "algebraic simplification", {}, [](const Attrs&) {
                       return SimplifyExpr();
                     }});

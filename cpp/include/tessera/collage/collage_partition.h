@@ -12,6 +12,7 @@
 #include "tessera/collage/name_supply.h"
 #include "tessera/collage/partition_spec.h"
 #include "tessera/transform/pass.h"
+#include "tessera/transform/pass_registry.h"
 #include "tessera/transform/pass_context.h"
 
 namespace tessera::collage {
@@ -60,3 +61,11 @@ IRModule OutlineCompilerFunctions(const IRModule& mod, NameSupply& names,
                                   std::map<std::string, std::string>* renamed = nullptr);
 
 }  // namespace tessera::collage
+
+namespace tessera {
+
+/// Appends the Collage passes (CollagePartition and its testing helpers) to the built-in
+/// pass table.
+void AppendCollagePasses(std::vector<PassRegistration>& passes);
+
+}  // namespace tessera

@@ -64,4 +64,8 @@ const std::vector<PatternTableEntry>& GetPatternTable(const std::string& compile
 /// starts with `compiler.`, or an op call with a registered predicate that accepts it.
 bool IsSupportedBy(const std::string& compiler, const CallNode& call);
 
+/// Registers every built-in backend's table; defined by the top-level wiring
+/// (cpp/src/registry/builtins.cc) and called once by PatternTableRegistry::Global().
+void RegisterBuiltinPatternTables(PatternTableRegistry& registry);
+
 }  // namespace tessera

@@ -73,7 +73,8 @@ class BackendRegistry {
   std::vector<std::unique_ptr<Backend>> replaced_;
 };
 
-/// Registers every built-in backend (one line per backend in builtin_backends.cc).
+/// Registers every built-in backend; defined by the top-level wiring
+/// (cpp/src/registry/builtins.cc) and called once by BackendRegistry::Global().
 void RegisterBuiltinBackends(BackendRegistry& registry);
 
 /// Whether backend `kind` is registered and compiles whole models (has a codegen), as

@@ -27,6 +27,13 @@ struct PassRegistration {
   std::function<Pass(const Attrs& options)> factory;
 };
 
+/// Appends the transform layer's passes (InferType, PrintIR, the standard optimisations,
+/// the BYOC partitioning) to the built-in table.
+void AppendTransformPasses(std::vector<PassRegistration>& passes);
+/// Every built-in pass of every layer, in no particular order (the registry sorts by
+/// name); defined by the top-level wiring (cpp/src/registry/builtins.cc).
+std::vector<PassRegistration> BuiltinPassRegistrations();
+
 /// Registers a pass by name (throws an internal error if the name is taken).
 void RegisterPass(PassRegistration registration);
 /// Every registered pass, sorted by name.

@@ -1,6 +1,7 @@
 // The BLAS backend's pattern table and op predicates: float32 GEMMs through
 // cblas_sgemm (dense, matmul, batch_matmul), optionally with a per-column bias.
 #include "tessera/ir/expr.h"
+#include "tessera/backend/blas/blas_backend.h"
 #include "tessera/pattern/library_patterns.h"
 
 namespace tessera {

@@ -1,5 +1,6 @@
 // oneDNN's pattern table and op predicates: what the dnnl backend claims, checked
 // against what oneDNN 2.6 really does (float32, NCHW/OIHW convolutions, ...).
+#include "tessera/backend/dnnl/dnnl_backend.h"
 #include "tessera/pattern/library_patterns.h"
 
 namespace tessera {

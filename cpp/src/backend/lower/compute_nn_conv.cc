@@ -1,7 +1,7 @@
 // Compute rule of nn.conv2d: one reduction over (in-channel of the group, kh, kw) for any
 // data layout (NCHW, NHWC, ...), kernel layout (OIHW, HWIO, ...), groups, strides,
 // padding and dilation; out_dtype widens the operands before the multiply.
-#include "../../op/nn_defs.h"
+#include "tessera/op/layout_2d.h"
 #include "compute_rules.h"
 #include "lower_util.h"
 #include "schedule_conv2d.h"
@@ -31,10 +31,10 @@ constexpr int64_t kMinTemplateMacs = 32768;
 
 std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>& in,
                                const Attrs& attrs, const Type& out) {
-  using op_defs::nn::Layout2D;
+  using nn::Layout2D;
   TensorExpr data = in[0], weight = in[1];
-  Layout2D L = op_defs::nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
-  std::vector<int> K = op_defs::nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW",
+  Layout2D L = nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
+  std::vector<int> K = nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW",
                                                            "kernel_layout");
   std::vector<int64_t> s = Pair(attrs, "strides"), d = Pair(attrs, "dilation");
   std::vector<int64_t> pad = Padding4(attrs);

@@ -6,7 +6,7 @@
 #include <functional>
 #include <limits>
 
-#include "../../op/nn_defs.h"
+#include "tessera/op/layout_2d.h"
 #include "compute_rules.h"
 #include "lower_util.h"
 #include "padded_copy.h"
@@ -123,7 +123,7 @@ ComputeRule Pool(bool is_max) {
   return [is_max](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
                   const Type& out) {
     TensorExpr x = in[0];
-    auto L = op_defs::nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    auto L = nn::ParseDataLayout(attrs.GetString("layout"), "layout");
     std::vector<int64_t> k = Pair(attrs, "pool_size"), s = Pair(attrs, "strides");
     std::vector<int64_t> d = Pair(attrs, "dilation"), p = Padding4(attrs);
     bool include_pad = !is_max && attrs.GetBool("count_include_pad");
@@ -200,7 +200,7 @@ ComputeRule Pool(bool is_max) {
 
 /// Adaptive windows [floor(o*in/out), ceil((o+1)*in/out)) as a reduction over the
 /// largest window with a guard.
-TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const op_defs::nn::Layout2D& L,
+TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const nn::Layout2D& L,
                     const std::vector<int64_t>& out_shape, bool is_max, const char* name) {
   int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
   int64_t out_h = out_shape[L.h], out_w = out_shape[L.w];
@@ -247,7 +247,7 @@ TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const op_defs::nn::L
 ComputeRule AdaptiveRule(bool is_max, const char* name) {
   return [is_max, name](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
                         const Type& out) {
-    auto L = op_defs::nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    auto L = nn::ParseDataLayout(attrs.GetString("layout"), "layout");
     return std::vector<TensorExpr>{
         Adaptive(ctx, in[0], L, out.as<TensorTypeNode>()->shape, is_max, name)};
   };

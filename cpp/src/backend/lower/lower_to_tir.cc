@@ -338,4 +338,12 @@ Pass LowerToTIR() {
                           PassInfo{"LowerToTIR", 0, {}});
 }
 
+void AppendLoweringPasses(std::vector<PassRegistration>& passes) {
+  passes.push_back({"LowerToTIR",
+                    "lower Primitive functions and lone op calls to scheduled PrimFuncs "
+                    "called through call_tir",
+                    {},
+                    [](const Attrs&) { return LowerToTIR(); }});
+}
+
 }  // namespace tessera

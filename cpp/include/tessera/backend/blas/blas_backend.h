@@ -4,8 +4,11 @@
 namespace tessera {
 
 class BackendRegistry;
+class PatternTableRegistry;
 
 /// Registers the "blas" backend (external codegen for `Compiler="blas"` partitions).
 void RegisterBlasBackend(BackendRegistry& registry);
+/// Registers the "blas" pattern table and op support predicates (blas_patterns.cc).
+void RegisterBlasPatternTable(PatternTableRegistry& registry);
 
 }  // namespace tessera

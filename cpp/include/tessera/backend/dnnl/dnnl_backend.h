@@ -4,8 +4,11 @@
 namespace tessera {
 
 class BackendRegistry;
+class PatternTableRegistry;
 
 /// Registers the "dnnl" backend (external codegen for `Compiler="dnnl"` partitions).
 void RegisterDnnlBackend(BackendRegistry& registry);
+/// Registers the "dnnl" pattern table and op support predicates (dnnl_patterns.cc).
+void RegisterDnnlPatternTable(PatternTableRegistry& registry);
 
 }  // namespace tessera

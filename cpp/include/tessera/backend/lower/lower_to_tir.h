@@ -4,6 +4,7 @@
 
 #include "tessera/ir/module.h"
 #include "tessera/transform/pass.h"
+#include "tessera/transform/pass_registry.h"
 
 namespace tessera {
 
@@ -25,5 +26,8 @@ inline constexpr const char* kExternFunctionAttr = "extern_function";
 
 /// The transformation LowerToTIR runs, on a module.
 IRModule LowerModuleToTIR(const IRModule& mod);
+
+/// Appends LowerToTIR to the built-in pass table.
+void AppendLoweringPasses(std::vector<PassRegistration>& passes);
 
 }  // namespace tessera
