@@ -87,7 +87,8 @@ def violations(root):
                 to, private = layer_of(target) if target else (None, False)
                 if to is None or to == frm:
                     continue
-                if private and target.endswith(".h"):
+                same_folder = os.path.dirname(target) == os.path.dirname(src)
+                if private and target.endswith(".h") and not same_folder:
                     found.append((src, lineno, frm, f"{to} private header", m.group(1)))
                 elif to not in ALLOWED.get(frm, []):
                     found.append((src, lineno, frm, to, m.group(1)))

@@ -10,8 +10,8 @@
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/partition_spec.h"
 #include "tessera/ir/module.h"
-#include "tessera/op/op.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera::python {

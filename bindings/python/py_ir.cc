@@ -3,7 +3,7 @@
 #include "tessera/ir/expr.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera::python {
 

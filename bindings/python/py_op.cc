@@ -1,6 +1,6 @@
 // Bindings of the op registry: op schemas for generating Python builders, and op calls.
 #include "bindings.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera::python {
 

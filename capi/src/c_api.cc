@@ -15,7 +15,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass_registry.h"
 
 using namespace tessera::capi;

@@ -9,7 +9,7 @@
 #include "tessera/ir/parser.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera::testing {

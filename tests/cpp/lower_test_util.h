@@ -20,7 +20,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::testing_lower {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tessera/ir/expr.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 

@@ -11,7 +11,7 @@
 #include "tessera/ir/expr.h"
 #include "tessera/ir/module.h"
 #include "tessera/ir/type.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass.h"
 #include "tessera/transform/pass_context.h"

@@ -5,7 +5,7 @@
 
 #include "pass_test_util.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/byoc.h"
 #include "tessera/transform/pass_registry.h"

@@ -11,7 +11,7 @@
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/partition_spec.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/target/target.h"
 
 namespace tessera::collage {

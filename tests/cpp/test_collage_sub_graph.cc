@@ -6,7 +6,7 @@
 #include "tessera/collage/index_set.h"
 #include "tessera/collage/partition_for_testing.h"
 #include "tessera/collage/sub_graph.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass_registry.h"
 

@@ -3,7 +3,7 @@
 
 #include "tessera/ir/module.h"
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

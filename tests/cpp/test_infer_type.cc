@@ -3,8 +3,8 @@
 
 #include "interp_test_util.h"
 #include "tessera/ir/module.h"
-#include "tessera/op/op.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 namespace {

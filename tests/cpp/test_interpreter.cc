@@ -6,7 +6,7 @@
 
 #include "interp_test_util.h"
 #include "tessera/backend/interp/interpreter.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {

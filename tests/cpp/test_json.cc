@@ -14,7 +14,7 @@
 #include "tessera/ir/json.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera::tir {

@@ -4,7 +4,7 @@
 
 #include "lower_test_util.h"
 #include "tessera/backend/lower/compute.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "lower_test_util.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/host_cpu.h"
 #include "tessera/transform/pass_registry.h"
 

@@ -525,7 +525,7 @@ TEST(PassInfra, PrintIRPassWritesHeaderAndModuleToStderr) {
 }
 
 TEST(PassInfra, InferTypePassFillsTypes) {
-  Pass infer = InferTypePass();
+  Pass infer = InferType();
   EXPECT_EQ(infer.info().name, "InferType");
   IRModule out = infer(ToyModule());
   const Type& t = out.LookupFunction("main")->body->checked_type();

@@ -1,7 +1,7 @@
 // Standard passes: IR in, expected IR out (structural equality), plus numerics.
 #include "pass_test_util.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass_registry.h"
 #include "tessera/transform/passes.h"

@@ -4,10 +4,10 @@
 #include "tessera/ir/parser.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/pattern/matcher.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 namespace {

@@ -13,8 +13,8 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 namespace {

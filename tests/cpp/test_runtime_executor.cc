@@ -3,7 +3,7 @@
 #include <thread>
 
 #include "runtime_test_util.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "runtime_test_util.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/ir/structural_equal.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

@@ -8,7 +8,7 @@
 #include "tessera/ir/parser.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera::testing {

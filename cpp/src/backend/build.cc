@@ -14,7 +14,7 @@ namespace tessera {
 
 Pass BuildPipeline() {
   return Sequential(
-      {InferTypePass(), InlineComposites(), InferTypePass(), SimplifyInference(), FoldConstant(),
+      {InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
        FoldScaleAxis(), SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
       "build");
 }

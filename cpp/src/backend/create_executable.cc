@@ -6,7 +6,7 @@
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 #include "tessera/target/backend_registry.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 

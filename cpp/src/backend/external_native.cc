@@ -11,7 +11,7 @@
 #include "tessera/runtime/executable_module.h"
 #include "tessera/support/error.h"
 #include "tessera/target/backend_registry.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 

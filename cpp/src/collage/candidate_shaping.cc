@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "tessera/collage/partition_rule.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera::collage {
 

@@ -21,7 +21,7 @@
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/target/backend_registry.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::collage {
 

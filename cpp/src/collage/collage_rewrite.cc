@@ -7,7 +7,7 @@
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::collage {
 

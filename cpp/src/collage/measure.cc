@@ -12,11 +12,11 @@
 #include "tessera/backend/build.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/target/backend_registry.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::collage {
 

@@ -6,7 +6,7 @@
 #include "tessera/collage/sub_graph.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::collage {
 

@@ -7,7 +7,7 @@
 #include "tessera/support/base64.h"
 #include "json_util.h"
 #include "tessera/ir/json.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

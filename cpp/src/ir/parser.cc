@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/support/base64.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "text_parser.h"
 
 namespace tessera {

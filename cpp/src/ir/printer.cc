@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/support/base64.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "text_printer.h"
 #include "text_util.h"

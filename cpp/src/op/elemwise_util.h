@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tessera/ir/type.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/runtime/ndarray.h"
 
 namespace tessera::op_defs {

@@ -6,7 +6,7 @@
 
 #include "tessera/ir/type.h"
 #include "tessera/op/layout_2d.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/runtime/ndarray.h"
 
 namespace tessera::op_defs {

@@ -1,7 +1,7 @@
 // Private: the registration functions of the built-in op families, one per file.
 #pragma once
 
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera::op_defs {
 

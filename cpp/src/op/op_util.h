@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "tessera/ir/type.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera::op_defs {

@@ -5,7 +5,7 @@
 
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "tessera/ir/printer.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

@@ -6,7 +6,7 @@
 #include "tessera/ir/visitor.h"
 #include "tessera/pattern/matcher.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 

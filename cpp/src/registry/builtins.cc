@@ -1,10 +1,11 @@
-// The one place that knows every layer: it wires the built-in backends, pattern tables and
-// passes into their registries. Each declares its registration next to its code; adding a
+// The one place that knows every layer: it wires the built-in ops, backends, pattern
+// tables and passes into their registries. Each declares its registration next to its code; adding a
 // backend or a pass adds its line here.
 #include "tessera/backend/interp/interp_module.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/backend/native/native_backend.h"
 #include "tessera/collage/collage_partition.h"
+#include "tessera/op/ops.h"
 #include "tessera/pattern/pattern_table.h"
 #include "tessera/target/backend_registry.h"
 #include "tessera/transform/pass_registry.h"
@@ -16,6 +17,8 @@
 #endif
 
 namespace tessera {
+
+void RegisterBuiltinOps(OpRegistry& registry) { RegisterStandardOps(registry); }
 
 void RegisterBuiltinBackends(BackendRegistry& registry) {
   RegisterInterpBackend(registry);

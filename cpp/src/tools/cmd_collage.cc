@@ -6,7 +6,7 @@
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/partition_spec.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::cli {
 

@@ -8,7 +8,7 @@
 #include "tessera/ir/json.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass_instrument.h"
 #include "tessera/transform/pass_registry.h"
 

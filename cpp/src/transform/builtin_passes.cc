@@ -7,7 +7,7 @@ namespace tessera {
 void AppendTransformPasses(std::vector<PassRegistration>& passes) {
   passes.push_back(
       {"InferType", "infer and check the types of every function", {}, [](const Attrs&) {
-         return InferTypePass();
+         return InferType();
        }});
   passes.push_back(
       {"PrintIR",

@@ -3,7 +3,7 @@
 
 #include <unordered_set>
 
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera::byoc {

@@ -3,8 +3,8 @@
 #include "pass_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
-#include "tessera/op/op.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

@@ -5,8 +5,8 @@
 #include "fold_util.h"
 #include "pass_util.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

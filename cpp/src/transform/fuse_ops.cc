@@ -4,10 +4,10 @@
 
 #include "pass_util.h"
 #include "tessera/ir/indexed_graph.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

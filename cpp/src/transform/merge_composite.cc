@@ -1,7 +1,7 @@
 // MergeComposite: pattern-table matches become Composite-labelled local functions.
 #include "tessera/support/error.h"
 #include "tessera/transform/byoc.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 

@@ -29,7 +29,7 @@ std::vector<std::string> SplitNames(const std::string& text, const char* what) {
 Pass PartitionForPass(const std::string& compiler) {
   GetPatternTable(compiler);  // unknown compilers are errors now, not at run time
   return Sequential(
-      {InferTypePass(), FoldConstant(), MergeComposite(std::vector<std::string>{compiler}),
+      {InferType(), FoldConstant(), MergeComposite(std::vector<std::string>{compiler}),
        AnnotateTarget({compiler}), MergeCompilerRegions(), PartitionGraph()},
       "PartitionFor");
 }

@@ -8,7 +8,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass_instrument.h"
 #include "tessera/transform/pass_registry.h"
 
@@ -239,7 +239,7 @@ Pass PrintIR(std::string header, bool show_meta_data) {
   return Pass(MakeNode<const PrintIRNode>(std::move(header), show_meta_data));
 }
 
-Pass InferTypePass() {
+Pass InferType() {
   return CreateModulePass([](IRModule mod, const PassContext&) { return InferTypes(mod); },
                           PassInfo{"InferType", 0, {}});
 }

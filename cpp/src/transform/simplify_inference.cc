@@ -1,9 +1,9 @@
 // SimplifyInference: batch_norm, layer_norm and dropout rewritten for inference.
 #include "pass_util.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {

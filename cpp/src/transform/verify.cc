@@ -4,7 +4,7 @@
 
 #include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass.h"
 
 namespace tessera {

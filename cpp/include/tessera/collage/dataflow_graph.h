@@ -6,7 +6,7 @@
 
 #include "tessera/collage/index_set.h"
 #include "tessera/ir/indexed_graph.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 
 namespace tessera::collage {
 

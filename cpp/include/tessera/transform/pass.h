@@ -84,7 +84,7 @@ std::vector<Pass> SequentialPasses(const Pass& pass);
 Pass PrintIR(std::string header = "", bool show_meta_data = false);
 
 /// Infers types (the InferType pass; see transform/infer_type.h).
-Pass InferTypePass();
+Pass InferType();
 
 /// Checks a module is well formed: every variable used is bound, types infer (no
 /// mismatches), PrimFuncs load and store only their params or allocated buffers with the

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "tessera/backend/lower/lower_to_tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 #include "tir_interpreter.h"
 
 namespace tessera {

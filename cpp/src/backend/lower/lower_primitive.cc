@@ -9,9 +9,9 @@
 
 #include "lower_util.h"
 #include "tessera/backend/lower/compute.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera::lower {
 

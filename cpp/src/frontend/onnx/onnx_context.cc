@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

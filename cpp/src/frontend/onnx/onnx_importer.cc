@@ -6,7 +6,7 @@
 #include "onnx_context.h"
 #include "tessera/frontend/onnx.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 namespace frontend {

@@ -1,5 +1,5 @@
 // Type inference over a module: graph functions, op calls, call_tir into PrimFuncs.
-#include "tessera/transform/infer_type.h"
+#include "tessera/ir/infer_type.h"
 
 #include <algorithm>
 #include <map>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tessera/ir/tir.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {

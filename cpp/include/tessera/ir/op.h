@@ -1,5 +1,6 @@
-// The operator registry: per op its inputs, attribute schema, type relation, pattern
-// kind (read by FuseOps and Collage) and reference kernel (run by the interpreter).
+// What an op is and the registry of ops: per op its inputs, attribute schema, type
+// relation, pattern kind (read by FuseOps and Collage) and reference kernel (run by the
+// interpreter). The op definitions themselves live in the op layer (cpp/src/op/).
 #pragma once
 
 #include <functional>
@@ -104,6 +105,10 @@ class OpRegistry {
   };
   std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses for OpNode::def
 };
+
+/// Registers every built-in op; defined by the top-level wiring
+/// (cpp/src/registry/builtins.cc) and called once by OpRegistry::Global().
+void RegisterBuiltinOps(OpRegistry& registry);
 
 /// The interned Op for `name`; throws for an unknown op.
 Op GetOp(std::string_view name);

@@ -1,4 +1,5 @@
-// Type inference over a module: graph functions, op calls, call_tir into PrimFuncs.
+// Type inference over a module: graph functions, op calls (by their type relations),
+// call_tir into PrimFuncs. The InferType pass (transform) runs it.
 #pragma once
 
 #include "tessera/ir/module.h"

@@ -3,8 +3,7 @@
 #include <mutex>
 #include <optional>
 
-#include "op_defs.h"
-#include "tessera/op/op.h"
+#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -32,12 +31,7 @@ const char* OpPatternKindName(OpPatternKind kind) {
 OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();
-    op_defs::RegisterElemwiseOps(*r);
-    op_defs::RegisterNNOps(*r);
-    op_defs::RegisterTransformOps(*r);
-    op_defs::RegisterReduceOps(*r);
-    op_defs::RegisterCallTir(*r);
-    op_defs::RegisterAnnotationOps(*r);
+    RegisterBuiltinOps(*r);
     return r;
   }();
   return *registry;
