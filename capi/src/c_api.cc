@@ -181,8 +181,8 @@ void TsPassDestroy(TsPass pass) {
   delete pass;
 }
 
-TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsTensor* inputs,
-                         size_t num_inputs, TsTensor* outputs, size_t max_outputs,
+TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsNDArray* inputs,
+                         size_t num_inputs, TsNDArray* outputs, size_t max_outputs,
                          size_t* num_outputs) {
   TS_REQUIRE(module);
   TS_REQUIRE(num_outputs);

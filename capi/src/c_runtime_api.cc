@@ -122,7 +122,7 @@ TsExecutable MakeExecutable(std::shared_ptr<Executable> exe, ExecutorOptions opt
   return handle.release();
 }
 
-std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTensor* inputs,
+std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsNDArray* inputs,
                                            size_t num_inputs) {
   std::map<std::string, NDArray> named;
   for (size_t i = 0; i < num_inputs; ++i) {
@@ -133,8 +133,8 @@ std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTen
   return named;
 }
 
-void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t num_inputs,
-                  TsTensor* outputs, size_t max_outputs, size_t* num_outputs) {
+void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t num_inputs,
+                  TsNDArray* outputs, size_t max_outputs, size_t* num_outputs) {
   if (results.size() > max_outputs)
     TS_THROW(kValue) << "@main returns " << results.size() << " tensors but room for only "
                      << max_outputs << " was given";
@@ -143,7 +143,7 @@ void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t n
     // memory the caller may free; hand back a copy instead.
     bool aliases = false;
     for (size_t k = 0; k < num_inputs; ++k) aliases |= results[i].data() == inputs[k]->array.data();
-    outputs[i] = new TsTensor_{aliases ? results[i].Copy() : results[i]};
+    outputs[i] = new TsNDArray_{aliases ? results[i].Copy() : results[i]};
   }
   *num_outputs = results.size();
 }
@@ -180,25 +180,25 @@ const char* TsStatusName(TsStatus status) {
   return "unknown status";
 }
 
-TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim, TsDType dtype,
-                            TsTensor* out) {
+TsStatus TsNDArrayFromBuffer(void* data, const int64_t* shape, int32_t ndim, TsDType dtype,
+                            TsNDArray* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     std::vector<int64_t> dims = ShapeFromC(shape, ndim);
     if (!data && tessera::ShapeNumElements(dims) > 0)
       TS_THROW(kValue) << "data is NULL for a non-empty tensor";
-    *out = new TsTensor_{tessera::NDArray::FromBorrowed(data, dims, DTypeFromC(dtype))};
+    *out = new TsNDArray_{tessera::NDArray::FromBorrowed(data, dims, DTypeFromC(dtype))};
   });
 }
 
-TsStatus TsTensorCreate(const int64_t* shape, int32_t ndim, TsDType dtype, TsTensor* out) {
+TsStatus TsNDArrayCreate(const int64_t* shape, int32_t ndim, TsDType dtype, TsNDArray* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = new TsTensor_{tessera::NDArray::Zeros(ShapeFromC(shape, ndim), DTypeFromC(dtype))};
+    *out = new TsNDArray_{tessera::NDArray::Zeros(ShapeFromC(shape, ndim), DTypeFromC(dtype))};
   });
 }
 
-TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape, int32_t* ndim,
+TsStatus TsNDArrayGetInfo(TsNDArray tensor, void** data, const int64_t** shape, int32_t* ndim,
                          TsDType* dtype) {
   TS_REQUIRE(tensor);
   return Guard([&] {
@@ -209,17 +209,17 @@ TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape, in
   });
 }
 
-void TsTensorDestroy(TsTensor tensor) {
+void TsNDArrayDestroy(TsNDArray tensor) {
   delete tensor;
 }
 
-TsStatus TsTensorFromDLPack(DLManagedTensor* managed, TsTensor* out) {
+TsStatus TsNDArrayFromDLPack(DLManagedTensor* managed, TsNDArray* out) {
   TS_REQUIRE(managed);
   TS_REQUIRE(out);
-  return Guard([&] { *out = new TsTensor_{tessera::NDArray::FromDLPack(managed)}; });
+  return Guard([&] { *out = new TsNDArray_{tessera::NDArray::FromDLPack(managed)}; });
 }
 
-TsStatus TsTensorToDLPack(TsTensor tensor, DLManagedTensor** out) {
+TsStatus TsNDArrayToDLPack(TsNDArray tensor, DLManagedTensor** out) {
   TS_REQUIRE(tensor);
   TS_REQUIRE(out);
   return Guard([&] { *out = tensor->array.ToDLPack(); });
@@ -260,7 +260,7 @@ TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads) {
 }
 
 TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
-                         const TsTensor* inputs, size_t num_inputs, TsTensor* outputs,
+                         const TsNDArray* inputs, size_t num_inputs, TsNDArray* outputs,
                          size_t max_outputs, size_t* num_outputs) {
   TS_REQUIRE(executable);
   TS_REQUIRE(num_outputs);
@@ -274,7 +274,7 @@ TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names
 }
 
 TsStatus TsExecutableBenchmark(TsExecutable executable, const char* const* input_names,
-                               const TsTensor* inputs, size_t num_inputs, int warmup, int repeat,
+                               const TsNDArray* inputs, size_t num_inputs, int warmup, int repeat,
                                double* median_ms, double* p90_ms, double* min_ms) {
   TS_REQUIRE(executable);
   TS_REQUIRE_INPUTS();
@@ -288,7 +288,7 @@ TsStatus TsExecutableBenchmark(TsExecutable executable, const char* const* input
 }
 
 TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
-                             const TsTensor* inputs, size_t num_inputs, int repeat,
+                             const TsNDArray* inputs, size_t num_inputs, int repeat,
                              TsStringCallback callback, void* user_data) {
   TS_REQUIRE(executable);
   TS_REQUIRE(callback);

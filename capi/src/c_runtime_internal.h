@@ -12,7 +12,7 @@
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 
-struct TsTensor_ {
+struct TsNDArray_ {
   tessera::NDArray array;
 };
 /// A compiled model and the executor that runs it (it owns the arena and thread pool).
@@ -58,7 +58,7 @@ inline void Emit(const std::string& text, TsStringCallback callback, void* user_
 
 /// Inputs given as parallel name/tensor arrays, by name; throws a value error for a NULL
 /// entry or a name given twice.
-std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsTensor* inputs,
+std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsNDArray* inputs,
                                            size_t num_inputs);
 
 /// Wraps `exe` with an executor of `options`.
@@ -67,8 +67,8 @@ TsExecutable MakeExecutable(std::shared_ptr<runtime::Executable> exe,
 
 /// Hands `results` to the caller as new tensors in `outputs` (copying any that alias an
 /// input's memory); throws a value error when more than `max_outputs`.
-void StoreOutputs(std::vector<NDArray> results, const TsTensor* inputs, size_t num_inputs,
-                  TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t num_inputs,
+                  TsNDArray* outputs, size_t max_outputs, size_t* num_outputs);
 
 }  // namespace tessera::capi
 

@@ -30,22 +30,22 @@ int main(void) {
   float x[4] = {1, -2, 3, -4};
   int64_t shape[1] = {4};
   TsDType f32 = {2, 32, 1};
-  TsTensor input = NULL, output = NULL;
+  TsNDArray input = NULL, output = NULL;
   const char* names[1] = {"x"};
   size_t num_outputs = 0;
-  if (TsTensorFromBuffer(x, shape, 1, f32, &input) != TS_OK ||
+  if (TsNDArrayFromBuffer(x, shape, 1, f32, &input) != TS_OK ||
       TsModuleRunMain(typed, names, &input, 1, &output, 1, &num_outputs) != TS_OK) {
     fprintf(stderr, "tessera: %s\n", TsGetLastError());
     return 1;
   }
   float* y = NULL;
-  TsTensorGetInfo(output, (void**)&y, NULL, NULL, NULL);
+  TsNDArrayGetInfo(output, (void**)&y, NULL, NULL, NULL);
   printf("y = [%g, %g, %g, %g]\n", y[0], y[1], y[2], y[3]);
 
   /* Compile for the native backend (under the same pass context) and run that. */
   TsTarget target = NULL;
   TsExecutable exe = NULL;
-  TsTensor compiled = NULL;
+  TsNDArray compiled = NULL;
   if (TsTargetParse("native -num_threads=1", &target) != TS_OK ||
       TsBuild(mod, &target, 1, ctx, &exe) != TS_OK ||
       TsExecutableRun(exe, names, &input, 1, &compiled, 1, &num_outputs) != TS_OK) {
@@ -53,15 +53,15 @@ int main(void) {
     return 1;
   }
   float* z = NULL;
-  TsTensorGetInfo(compiled, (void**)&z, NULL, NULL, NULL);
+  TsNDArrayGetInfo(compiled, (void**)&z, NULL, NULL, NULL);
   printf("native y = [%g, %g, %g, %g]\n", z[0], z[1], z[2], z[3]);
 
-  TsTensorDestroy(compiled);
+  TsNDArrayDestroy(compiled);
   TsExecutableDestroy(exe);
   TsTargetDestroy(target);
 
-  TsTensorDestroy(output);
-  TsTensorDestroy(input);
+  TsNDArrayDestroy(output);
+  TsNDArrayDestroy(input);
   TsPassDestroy(pipeline);
   TsPassContextDestroy(ctx);
   TsModuleDestroy(typed);

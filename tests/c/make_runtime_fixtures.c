@@ -24,12 +24,12 @@ int main(int argc, char** argv) {
   TsModule mod = NULL;
   CHECK(TsModuleParse(kFixtureModel, (size_t)-1, &mod) == TS_OK);
   float* buffers[kFixtureInputs];
-  TsTensor inputs[kFixtureInputs];
+  TsNDArray inputs[kFixtureInputs];
   for (int k = 0; k < kFixtureInputs; ++k) {
     buffers[k] = (float*)malloc(sizeof(float) * (size_t)FixtureNumel(k));
     FixtureFill(k, buffers[k], FixtureNumel(k));
     TsDType f32 = {2, 32, 1};
-    CHECK(TsTensorFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
+    CHECK(TsNDArrayFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
           TS_OK);
   }
   for (int a = 2; a < argc; ++a) {
@@ -45,21 +45,21 @@ int main(int argc, char** argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.tsx", argv[1], argv[a]);
     CHECK(TsExecutableSave(exe, path) == TS_OK);
-    TsTensor out = NULL;
+    TsNDArray out = NULL;
     size_t num_out = 0;
     CHECK(TsExecutableRun(exe, kFixtureNames, inputs, kFixtureInputs, &out, 1, &num_out) == TS_OK);
     void* data = NULL;
-    CHECK(num_out == 1 && TsTensorGetInfo(out, &data, NULL, NULL, NULL) == TS_OK);
+    CHECK(num_out == 1 && TsNDArrayGetInfo(out, &data, NULL, NULL, NULL) == TS_OK);
     snprintf(path, sizeof path, "%s/%s.out", argv[1], argv[a]);
     FILE* f = fopen(path, "wb");
     CHECK(f && fwrite(data, sizeof(float), kFixtureOutputElems, f) == kFixtureOutputElems);
     if (f) fclose(f);
-    TsTensorDestroy(out);
+    TsNDArrayDestroy(out);
     TsExecutableDestroy(exe);
     TsTargetDestroy(target);
   }
   for (int k = 0; k < kFixtureInputs; ++k) {
-    TsTensorDestroy(inputs[k]);
+    TsNDArrayDestroy(inputs[k]);
     free(buffers[k]);
   }
   TsModuleDestroy(mod);

@@ -18,14 +18,14 @@ int main(void) {
   for (int i = 0; i < 64; ++i) x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
   for (int i = 0; i < 128; ++i) w[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
   int64_t xs[2] = {4, 16}, ws[2] = {8, 16};
-  TsTensor inputs[2] = {NULL, NULL};
-  CHECK(TsTensorFromBuffer(x, xs, 2, f32, &inputs[0]) == TS_OK);
-  CHECK(TsTensorFromBuffer(w, ws, 2, f32, &inputs[1]) == TS_OK);
+  TsNDArray inputs[2] = {NULL, NULL};
+  CHECK(TsNDArrayFromBuffer(x, xs, 2, f32, &inputs[0]) == TS_OK);
+  CHECK(TsNDArrayFromBuffer(w, ws, 2, f32, &inputs[1]) == TS_OK);
   const char* names[2] = {"x", "w"};
 
   TsModule mod = NULL;
   CHECK(TsModuleParse(kModel, (size_t)-1, &mod) == TS_OK);
-  TsTensor want[1] = {NULL};
+  TsNDArray want[1] = {NULL};
   size_t n = 0;
   CHECK(TsModuleRunMain(mod, names, inputs, 2, want, 1, &n) == TS_OK && n == 1);
 
@@ -59,17 +59,17 @@ int main(void) {
     free(text.text);
     free(html.text);
 
-    TsTensor got[1] = {NULL};
+    TsNDArray got[1] = {NULL};
     CHECK(TsExecutableRun(exe, names, inputs, 2, got, 1, &n) == TS_OK && n == 1);
     float *a = NULL, *b = NULL;
     if (want[0] && got[0]) {
-      TsTensorGetInfo(want[0], (void**)&a, NULL, NULL, NULL);
-      TsTensorGetInfo(got[0], (void**)&b, NULL, NULL, NULL);
+      TsNDArrayGetInfo(want[0], (void**)&a, NULL, NULL, NULL);
+      TsNDArrayGetInfo(got[0], (void**)&b, NULL, NULL, NULL);
       int close = 1;
       for (int i = 0; i < 32; ++i) close &= fabsf(a[i] - b[i]) <= 1e-4f * (1.0f + fabsf(a[i]));
       CHECK(close);
     }
-    TsTensorDestroy(got[0]);
+    TsNDArrayDestroy(got[0]);
   }
   /* A bad config value is refused when the context is made. */
   TsPassContext bad = NULL;
@@ -79,9 +79,9 @@ int main(void) {
   TsExecutableDestroy(exe);
   TsPassContextDestroy(ctx);
   for (size_t i = 0; i < num_targets; ++i) TsTargetDestroy(targets[i]);
-  TsTensorDestroy(want[0]);
-  TsTensorDestroy(inputs[0]);
-  TsTensorDestroy(inputs[1]);
+  TsNDArrayDestroy(want[0]);
+  TsNDArrayDestroy(inputs[0]);
+  TsNDArrayDestroy(inputs[1]);
   TsModuleDestroy(mod);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

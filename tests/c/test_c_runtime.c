@@ -16,13 +16,13 @@ static const char* KindOf(const char* name) {
   return "native";
 }
 
-static void RunOne(const char* dir, const char* name, TsTensor* inputs) {
+static void RunOne(const char* dir, const char* name, TsNDArray* inputs) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.tsx", dir, name);
   TsExecutable exe = NULL;
   CHECK(TsExecutableLoad(path, 1, &exe) == TS_OK);
   if (!exe) return;
-  TsTensor out = NULL;
+  TsNDArray out = NULL;
   size_t num_out = 0;
   CHECK(TsExecutableRun(exe, kFixtureNames, inputs, kFixtureInputs, &out, 1, &num_out) == TS_OK);
   float expected[kFixtureOutputElems];
@@ -33,7 +33,7 @@ static void RunOne(const char* dir, const char* name, TsTensor* inputs) {
   float* got = NULL;
   const int64_t* shape = NULL;
   int32_t ndim = 0;
-  CHECK(num_out == 1 && TsTensorGetInfo(out, (void**)&got, &shape, &ndim, NULL) == TS_OK);
+  CHECK(num_out == 1 && TsNDArrayGetInfo(out, (void**)&got, &shape, &ndim, NULL) == TS_OK);
   CHECK(ndim == 2 && shape[0] == 2 && shape[1] == 10);
   double worst = 0, nonzero = 0;
   for (int i = 0; got && i < kFixtureOutputElems; ++i) {
@@ -50,7 +50,7 @@ static void RunOne(const char* dir, const char* name, TsTensor* inputs) {
   printf("%s: max |diff| %.3g vs the compiler's run; kernels:\n%s", name, worst,
          profile.text ? profile.text : "");
   free(profile.text);
-  TsTensorDestroy(out);
+  TsNDArrayDestroy(out);
   TsExecutableDestroy(exe);
 }
 
@@ -60,12 +60,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   float* buffers[kFixtureInputs];
-  TsTensor inputs[kFixtureInputs];
+  TsNDArray inputs[kFixtureInputs];
   TsDType f32 = {2, 32, 1};
   for (int k = 0; k < kFixtureInputs; ++k) {
     buffers[k] = (float*)malloc(sizeof(float) * (size_t)FixtureNumel(k));
     FixtureFill(k, buffers[k], FixtureNumel(k));
-    CHECK(TsTensorFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
+    CHECK(TsNDArrayFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
           TS_OK);
   }
   for (int a = 2; a < argc; ++a) RunOne(argv[1], argv[a], inputs);
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   CHECK(strstr(TsGetLastError(), "truncated") != NULL || strstr(TsGetLastError(), "version") != NULL);
 
   for (int k = 0; k < kFixtureInputs; ++k) {
-    TsTensorDestroy(inputs[k]);
+    TsNDArrayDestroy(inputs[k]);
     free(buffers[k]);
   }
   printf("test_c_runtime: %d checks passed, %d failed\n", passed, failed);

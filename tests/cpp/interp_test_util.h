@@ -7,23 +7,13 @@
 #include <functional>
 #include <string>
 
+#include "test_util.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 
 namespace tessera::testing_interp {
 
-/// Runs `fn`, expecting a tessera::Error of `kind` whose message contains `needle`.
-inline void ExpectError(const std::function<void()>& fn, ErrorKind kind,
-                        const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing: " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << "message: " << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-        << "message: " << e.what() << "\nexpected to contain: " << needle;
-  }
-}
+using ::tessera::testing::ExpectError;
 
 /// C[M, N] = init + A[M, K] @ B[K, N] as one Block with a reduce iter var and an init
 /// statement (float32).

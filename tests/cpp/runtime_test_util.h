@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
 #include "tessera/backend/build.h"
 #include "tessera/backend/interp/interp_module.h"
 #include "tessera/backend/interp/interpreter.h"
@@ -20,19 +21,7 @@
 
 namespace tessera::testing_runtime {
 
-/// Runs `fn`, expecting a tessera::Error of `kind` whose message contains every needle.
-inline void ExpectError(const std::function<void()>& fn, ErrorKind kind,
-                        const std::vector<std::string>& needles) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing: " << needles[0];
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << "message: " << e.what();
-    for (const std::string& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "message: " << e.what() << "\nexpected to contain: " << n;
-  }
-}
+using ::tessera::testing::ExpectError;
 
 /// primfn @name computing out[i] = EXPR over `n` float32 elements, where EXPR uses
 /// %A[%vi] (and %B[%vi] for two inputs).

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "pass_test_util.h"
+#include "test_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
@@ -16,6 +17,7 @@ namespace {
 // ---- MergeComposite -----------------------------------------------------------------
 
 TEST(ByocMergeComposite, ConvBiasReluBecomesOneComposite) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   CheckPass(MergeComposite(std::vector<std::string>{"dnnl"}), R"(
 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %b: Tensor[(4), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
@@ -36,6 +38,7 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], 
 }
 
 TEST(ByocMergeComposite, SharedIntermediateIsNotSwallowed) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   // The dense result is also returned, so dense+relu cannot be one composite: the bare
   // dense and then nothing else match (relu alone is not a pattern).
   CheckPass(MergeComposite(std::vector<std::string>{"dnnl"}), R"(
@@ -56,6 +59,7 @@ def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32]) {
 }
 
 TEST(ByocMergeComposite, SwishAndResidualSum) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   CheckPass(MergeComposite(std::vector<std::string>{"dnnl"}), R"(
 def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(4, 4), float32], %r: Tensor[(2, 4), float32]) {
   %0 = nn.dense(%x, %w);
@@ -126,10 +130,12 @@ def @dnnl_main_1(%i0: Tensor[(4, 4), float32], Primitive=1, Compiler="dnnl", glo
 })";
 
 TEST(ByocAnnotateTarget, SupportedOpsGetBeginAndEnd) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   CheckPass(AnnotateTarget({"dnnl"}), kChain, kChainAnnotated);
 }
 
 TEST(ByocAnnotateTarget, CompositeCallsAndConstantsStayInside) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   IRModule mod = ParseModule(R"(
 def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32]) {
   %0 = fn (%p0: Tensor[(2, 4), float32], %p1: Tensor[(3, 4), float32], Composite="blas.dense") {
@@ -187,6 +193,7 @@ TEST(ByocPartitionGraph, RegionsBecomeCompilerFunctions) {
 }
 
 TEST(ByocPartitionGraph, TheWholePipelineByName) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   CheckPass(ParsePipeline("AnnotateTarget{compilers=dnnl},MergeCompilerRegions,PartitionGraph"),
             kChain, kChainPartitioned);
   CheckPass(ParsePipeline("PartitionFor{compiler=dnnl}"), kChain, kChainPartitioned);
@@ -275,6 +282,7 @@ IRModule ResNetBlock() {
 }
 
 TEST(ByocPartitionForDnnl, ResNetBlock) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   IRModule before = ResNetBlock();
   IRModule after = PartitionForDnnl(before);
   SCOPED_TRACE(PrintModule(after, {false, false}));
@@ -319,6 +327,7 @@ IRModule TransformerBlock() {
 }
 
 TEST(ByocPartitionForDnnl, TransformerEncoderBlock) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   IRModule before = TransformerBlock();
   IRModule after = PartitionForDnnl(before);
   SCOPED_TRACE(PrintModule(after, {false, false}));
@@ -335,6 +344,7 @@ TEST(ByocPartitionForDnnl, TransformerEncoderBlock) {
 }
 
 TEST(ByocPartitionForDnnl, UnsupportedDTypeAndLayoutStayNative) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
   // float64 dense and an NHWC convolution are outside what the oneDNN predicates accept.
   Var a = MakeVar("a", MakeTensorType({2, 4}, DType::kFloat64));
   Expr d64 = Op("nn.relu", {Op("nn.dense", {a, RandomConst({3, 4}, 1, DType::kFloat64)})});
@@ -364,6 +374,7 @@ TEST(ByocPartitionForDnnl, UnsupportedDTypeAndLayoutStayNative) {
 }
 
 TEST(ByocPartitionForBlas, DenseBiasAndBatchMatmul) {
+  TS_SKIP_WITHOUT_BACKEND("blas");
   Var x = MakeVar("x", MakeTensorType({4, 8}));
   Var y = MakeVar("y", MakeTensorType({2, 4, 8}));
   Var z = MakeVar("z", MakeTensorType({2, 5, 8}));
@@ -382,6 +393,8 @@ TEST(ByocPartitionForBlas, DenseBiasAndBatchMatmul) {
 }
 
 TEST(ByocPatternTable, RegistryContents) {
+  TS_SKIP_WITHOUT_BACKEND("dnnl");
+  TS_SKIP_WITHOUT_BACKEND("blas");
   const auto& dnnl = GetPatternTable("dnnl");
   EXPECT_GT(dnnl.size(), 50u);
   EXPECT_EQ(dnnl.front().label, "dnnl.conv2d_bias_sum_relu");

@@ -380,7 +380,7 @@ TEST(Interp, OpWithoutKernelIsUnsupported) {
       [&] {
         RunMain(mod, {{"x", F({2}, {1, 2})}});
       },
-      ErrorKind::kUnsupported, "op '" + name + "' has no reference kernel");
+      ErrorKind::kUnsupported, {"op '" + name + "' has no reference kernel"});
 }
 
 TEST(Interp, UnboundedRecursionIsReported) {

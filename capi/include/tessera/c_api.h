@@ -65,8 +65,8 @@ TS_CAPI_EXPORT void TsPassDestroy(TsPass pass);
  *  flattened) that the caller destroys; at most `max_outputs` are written, and a result
  *  with more fails with TS_ERROR_VALUE. */
 TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* input_names,
-                                        const TsTensor* inputs, size_t num_inputs,
-                                        TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+                                        const TsNDArray* inputs, size_t num_inputs,
+                                        TsNDArray* outputs, size_t max_outputs, size_t* num_outputs);
 
 /* ---- Targets and build -------------------------------------------------------------- */
 

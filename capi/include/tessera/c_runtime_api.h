@@ -36,7 +36,7 @@ TS_CAPI_EXPORT const char* TsGetLastError(void);
 TS_CAPI_EXPORT const char* TsStatusName(TsStatus status);
 
 /* Opaque handles: a distinct struct type each, so handles cannot be mixed up. */
-typedef struct TsTensor_* TsTensor;         /**< an n-dimensional array */
+typedef struct TsNDArray_* TsNDArray;         /**< an n-dimensional array */
 typedef struct TsExecutable_* TsExecutable; /**< a compiled model and its executor */
 
 /** Receives text produced by the library (not NUL-terminated; `data` valid during the call). */
@@ -54,17 +54,17 @@ typedef struct TsDType {
 
 /** A dense row-major tensor over caller memory; the caller keeps `data` alive and
  *  unchanged while the tensor exists. */
-TS_CAPI_EXPORT TsStatus TsTensorFromBuffer(void* data, const int64_t* shape, int32_t ndim,
-                                           TsDType dtype, TsTensor* out);
+TS_CAPI_EXPORT TsStatus TsNDArrayFromBuffer(void* data, const int64_t* shape, int32_t ndim,
+                                           TsDType dtype, TsNDArray* out);
 /** A new zero-filled tensor owned by the library. */
-TS_CAPI_EXPORT TsStatus TsTensorCreate(const int64_t* shape, int32_t ndim, TsDType dtype,
-                                       TsTensor* out);
+TS_CAPI_EXPORT TsStatus TsNDArrayCreate(const int64_t* shape, int32_t ndim, TsDType dtype,
+                                       TsNDArray* out);
 /** The tensor's data pointer, shape (valid while the tensor lives), rank and dtype; any
  *  out pointer may be NULL. */
-TS_CAPI_EXPORT TsStatus TsTensorGetInfo(TsTensor tensor, void** data, const int64_t** shape,
+TS_CAPI_EXPORT TsStatus TsNDArrayGetInfo(TsNDArray tensor, void** data, const int64_t** shape,
                                         int32_t* ndim, TsDType* dtype);
 /** Releases a tensor (NULL is ignored). */
-TS_CAPI_EXPORT void TsTensorDestroy(TsTensor tensor);
+TS_CAPI_EXPORT void TsNDArrayDestroy(TsNDArray tensor);
 
 /** DLPack's managed tensor; include <dlpack/dlpack.h> to use the DLPack functions. */
 struct DLManagedTensor;
@@ -72,10 +72,10 @@ struct DLManagedTensor;
  *  called once, when `*out` and every output aliasing it are destroyed. On failure (a
  *  non-CPU device, non-compact strides, an unsupported dtype or lanes != 1; the message
  *  says which) `managed` is untouched and still owned by the caller. */
-TS_CAPI_EXPORT TsStatus TsTensorFromDLPack(struct DLManagedTensor* managed, TsTensor* out);
+TS_CAPI_EXPORT TsStatus TsNDArrayFromDLPack(struct DLManagedTensor* managed, TsNDArray* out);
 /** Zero-copy export: `*out` views the tensor's memory, which stays alive (also after
- *  TsTensorDestroy) until the consumer calls `(*out)->deleter(*out)` exactly once. */
-TS_CAPI_EXPORT TsStatus TsTensorToDLPack(TsTensor tensor, struct DLManagedTensor** out);
+ *  TsNDArrayDestroy) until the consumer calls `(*out)->deleter(*out)` exactly once. */
+TS_CAPI_EXPORT TsStatus TsNDArrayToDLPack(TsNDArray tensor, struct DLManagedTensor** out);
 
 /* ---- Executables -------------------------------------------------------------------- */
 
@@ -97,18 +97,18 @@ TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* 
  *  TS_ERROR_VALUE. An unknown or missing input name fails with TS_ERROR_VALUE, a wrong
  *  shape/dtype with TS_ERROR_TYPE. */
 TS_CAPI_EXPORT TsStatus TsExecutableRun(TsExecutable executable, const char* const* input_names,
-                                        const TsTensor* inputs, size_t num_inputs,
-                                        TsTensor* outputs, size_t max_outputs, size_t* num_outputs);
+                                        const TsNDArray* inputs, size_t num_inputs,
+                                        TsNDArray* outputs, size_t max_outputs, size_t* num_outputs);
 /** Runs `warmup` untimed and `repeat` timed times; any of the out pointers may be NULL. */
 TS_CAPI_EXPORT TsStatus TsExecutableBenchmark(TsExecutable executable,
                                               const char* const* input_names,
-                                              const TsTensor* inputs, size_t num_inputs, int warmup,
+                                              const TsNDArray* inputs, size_t num_inputs, int warmup,
                                               int repeat, double* median_ms, double* p90_ms,
                                               double* min_ms);
 /** Runs `repeat` times timing each kernel; passes the per-kernel table (symbol, module,
  *  calls, times, share) to `callback`. */
 TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
-                                            const TsTensor* inputs, size_t num_inputs, int repeat,
+                                            const TsNDArray* inputs, size_t num_inputs, int repeat,
                                             TsStringCallback callback, void* user_data);
 /** Passes the report (JSON) of the Collage search that chose the executable's kernels to
  *  `callback`: per kernel its ops, backend, estimated cost and best rejected alternative,

@@ -8,7 +8,7 @@ namespace tessera::runtime {
 #ifndef TESSERA_WITH_DNNL
 bool HasDnnlModules() { return false; }
 
-Module MakeDnnlModule(PartitionGraph, std::string symbol, int) {
+Module MakeDnnlModule(LibraryGraph, std::string symbol, int) {
   TS_THROW(kUnsupported) << "dnnl kernel '" << symbol
                          << "': this runtime was built without oneDNN (TESSERA_WITH_DNNL=OFF)";
 }
@@ -17,7 +17,7 @@ Module MakeDnnlModule(PartitionGraph, std::string symbol, int) {
 #ifndef TESSERA_WITH_BLAS
 bool HasBlasModules() { return false; }
 
-Module MakeBlasModule(PartitionGraph, std::string symbol, int) {
+Module MakeBlasModule(LibraryGraph, std::string symbol, int) {
   TS_THROW(kUnsupported) << "blas kernel '" << symbol
                          << "': this runtime was built without OpenBLAS (TESSERA_WITH_BLAS=OFF)";
 }

@@ -85,7 +85,7 @@ class ByKindSimpleCombinerRule : public SimpleCombinerRule {
 /// Unions every candidate i with every candidate j that has one of i's outputs as an
 /// entry, when they touch, the sum of their depths fits max_depth and some simple rule
 /// fires. Unlike TVM, pairs of an old upstream with a new downstream are tried too
-/// (TVM skipped them after the first round, see reference §1.7).
+/// (TVM skipped them after the first round and so missed such combinations).
 class AllSimpleCombinerRule : public CombinerRule {
  public:
   AllSimpleCombinerRule(std::string name, std::vector<SimpleCombinerRulePtr> rules);

@@ -62,7 +62,7 @@ class DFPatternPartitionRule : public PartitionRule {
   PatternPredicate predicate_;
 };
 
-/// One singleton per op call whose `predicate` holds (the seed's operator-predicate
+/// One singleton per op call whose `predicate` holds (Collage's operator-predicate
 /// rule: a backend lists which op calls it supports, e.g. by op name and attributes).
 class OpPredicatePartitionRule : public PartitionRule {
  public:

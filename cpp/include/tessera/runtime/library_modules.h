@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tessera/runtime/module.h"
-#include "tessera/runtime/partition_graph.h"
+#include "tessera/runtime/library_graph.h"
 
 namespace tessera::runtime {
 
@@ -16,10 +16,10 @@ bool HasBlasModules();
 
 /// A oneDNN module running `graph` as kernel `symbol` on `num_threads` threads (0: the
 /// caller's pool); oneDNN primitives are created now. Unsupported error without oneDNN.
-Module MakeDnnlModule(PartitionGraph graph, std::string symbol, int num_threads);
+Module MakeDnnlModule(LibraryGraph graph, std::string symbol, int num_threads);
 /// A BLAS module running `graph` (GEMMs with bias and relu) as kernel `symbol`.
 /// Unsupported error without OpenBLAS, or for an op it cannot run.
-Module MakeBlasModule(PartitionGraph graph, std::string symbol, int num_threads);
+Module MakeBlasModule(LibraryGraph graph, std::string symbol, int num_threads);
 
 /// The OpenBLAS kernel family in use (openblas_get_corename, e.g. "Cooperlake"; follows
 /// the OPENBLAS_CORETYPE environment variable), or "none" without OpenBLAS.

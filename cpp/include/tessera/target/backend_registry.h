@@ -1,5 +1,20 @@
 // The backend registry: each backend's name, target options, codegen and module loader.
-// Filled on first use by explicit registration functions (see builtin_backends.cc).
+// Filled on first use by the top-level wiring (cpp/src/registry/builtins.cc).
+//
+// Vocabulary (C++, C and Python use these words the same way):
+// - backend: something that turns IR into kernels; registered here by name ("native",
+//   "interp", "dnnl", "blas", or one declared from Python with register_external).
+// - target: a backend name plus options, written "native -num_threads=1"; `Target`.
+//   A list of targets is what build compiles for; the first one that compiles whole
+//   models runs the program (the host).
+// - whole-model backend: has a `codegen` for PrimFuncs (native, interp).
+// - external backend: has an `external_codegen` for `Compiler="<name>"` partitions only
+//   (dnnl, blas, Python-declared ones); the host runs everything else.
+// - `-compiler=a,b` on a host target: partition the module for external backends a, b
+//   (their pattern tables) before building; `-libs=blas`: the same for library backends
+//   whose kernels are library calls. Both name registered external backends.
+// - kernel: one compiled function with the kernel ABI, found by symbol in a runtime
+//   module (runtime::ModuleNode); module kinds are named like their backends.
 #pragma once
 
 #include <functional>

@@ -14,7 +14,7 @@ namespace tessera {
 
 struct PassInfo;
 
-/// Hooks called around passes. The protocol (kept from TVM, see the reference notes):
+/// Hooks called around passes. The protocol (TVM's, kept so its instruments port over):
 /// - entering a context calls EnterPassContext on each instrument in order; if one
 ///   throws, those already entered get ExitPassContext in reverse order, the context's
 ///   instruments are cleared and the error propagates;

@@ -12,7 +12,7 @@ namespace tessera {
 /// a group holds at most `max_depth` ops. At PassContext opt_level 0 no two ops fuse.
 Pass FuseOps(int max_depth = 256);
 
-/// Evaluates calls whose inputs are all constants with the reference interpreter and
+/// Evaluates op calls whose inputs are all constants with the ops' reference kernels and
 /// replaces them by constants (also tuples of constants and their projections).
 Pass FoldConstant();
 

@@ -2,7 +2,7 @@
 // runtime's OpenBLAS module.
 #include "tessera/backend/blas/blas_backend.h"
 
-#include "../extern/partition_graph.h"
+#include "../extern/flatten_partition.h"
 #include "tessera/runtime/library_modules.h"
 #include "tessera/target/backend_registry.h"
 

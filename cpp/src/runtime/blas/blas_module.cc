@@ -37,13 +37,13 @@ bool AttrBool(const KernelAttrs& a, const char* key, bool def) {
 
 /// The plan of one partition: GEMM steps over the nodes of its flattened graph.
 struct BlasPlan {
-  PartitionGraph g;
+  LibraryGraph g;
   std::vector<GemmStep> steps;
 
-  explicit BlasPlan(PartitionGraph graph) : g(std::move(graph)) {
+  explicit BlasPlan(LibraryGraph graph) : g(std::move(graph)) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const PNode& n = g.nodes[i];
-      if (n.kind != PNode::Kind::kOp) continue;
+      const LibraryNode& n = g.nodes[i];
+      if (n.kind != LibraryNode::Kind::kOp) continue;
       int id = static_cast<int>(i);
       if (n.op == "nn.dense" || n.op == "nn.matmul" || n.op == "nn.batch_matmul") {
         steps.push_back(Anchor(n, id));
@@ -67,14 +67,14 @@ struct BlasPlan {
                                 "optionally followed by a constant bias and nn.relu";
     }
     for (int o : g.outputs)
-      if (g.nodes[o].kind != PNode::Kind::kOp)
+      if (g.nodes[o].kind != LibraryNode::Kind::kOp)
         TS_THROW(kUnsupported) << "backend 'blas': a partition result must be computed by it";
   }
 
-  bool IsBias(const PNode& n, const GemmStep& s) const {
-    if (n.inputs.size() != 2 || g.nodes[n.inputs[1]].kind != PNode::Kind::kConstant)
+  bool IsBias(const LibraryNode& n, const GemmStep& s) const {
+    if (n.inputs.size() != 2 || g.nodes[n.inputs[1]].kind != LibraryNode::Kind::kConstant)
       return false;
-    const PNode& b = g.nodes[n.inputs[1]];
+    const LibraryNode& b = g.nodes[n.inputs[1]];
     int64_t numel = ShapeNumElements(b.shape);
     int rank = static_cast<int>(n.shape.size());
     if (n.op == "nn.bias_add") {
@@ -86,7 +86,7 @@ struct BlasPlan {
     return b.shape.size() <= n.shape.size();  // broadcasts along the last axis only
   }
 
-  GemmStep Anchor(const PNode& n, int id) const {
+  GemmStep Anchor(const LibraryNode& n, int id) const {
     GemmStep s;
     s.a = n.inputs[0];
     s.b = n.inputs[1];
@@ -128,7 +128,7 @@ std::atomic<int> g_blas_threads{-1};
 
 class BlasModule : public ModuleNode {
  public:
-  BlasModule(PartitionGraph graph, std::string symbol, int num_threads)
+  BlasModule(LibraryGraph graph, std::string symbol, int num_threads)
       : symbol_(std::move(symbol)), num_threads_(num_threads), plan_(std::move(graph)) {
     // Intermediates live for the module's lifetime: no allocation per run.
     for (const GemmStep& s : plan_.steps) {
@@ -151,15 +151,15 @@ class BlasModule : public ModuleNode {
 
   std::string SaveToBytes() const override {
     std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << SerializePartitionGraph(plan_.g);
+    out << symbol_ << '\n' << num_threads_ << '\n' << SerializeLibraryGraph(plan_.g);
     return out.str();
   }
 
  private:
   float* Ptr(int node, void* const* buffers) {
-    const PNode& n = plan_.g.nodes[node];
-    if (n.kind == PNode::Kind::kParam) return static_cast<float*>(buffers[n.param]);
-    if (n.kind == PNode::Kind::kConstant) return static_cast<float*>(n.data.data());
+    const LibraryNode& n = plan_.g.nodes[node];
+    if (n.kind == LibraryNode::Kind::kParam) return static_cast<float*>(buffers[n.param]);
+    if (n.kind == LibraryNode::Kind::kConstant) return static_cast<float*>(n.data.data());
     for (size_t o = 0; o < plan_.g.outputs.size(); ++o)
       if (plan_.g.outputs[o] == node) return static_cast<float*>(buffers[plan_.g.num_params + o]);
     return static_cast<float*>(scratch_.at(node).data());
@@ -210,7 +210,7 @@ Module LoadBlasModule(const std::string& bytes) {
     TS_THROW(kParse) << "blas module: malformed thread count";
   }
   return std::make_shared<BlasModule>(
-      DeserializePartitionGraph(bytes.substr(b + 1), "blas module"), bytes.substr(0, a), threads);
+      DeserializeLibraryGraph(bytes.substr(b + 1), "blas module"), bytes.substr(0, a), threads);
 }
 
 
@@ -226,7 +226,7 @@ std::string BlasConfig() {
 
 bool HasBlasModules() { return true; }
 
-Module MakeBlasModule(PartitionGraph graph, std::string symbol, int num_threads) {
+Module MakeBlasModule(LibraryGraph graph, std::string symbol, int num_threads) {
   return std::make_shared<BlasModule>(std::move(graph), std::move(symbol), num_threads);
 }
 

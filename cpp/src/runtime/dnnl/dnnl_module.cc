@@ -18,7 +18,7 @@ namespace {
 
 class DnnlModule : public ModuleNode {
  public:
-  DnnlModule(PartitionGraph graph, std::string symbol, int num_threads)
+  DnnlModule(LibraryGraph graph, std::string symbol, int num_threads)
       : graph_(std::move(graph)), symbol_(std::move(symbol)), num_threads_(num_threads) {
     BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
     LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(plan_->num_steps()) + " primitive(s)");
@@ -61,12 +61,12 @@ class DnnlModule : public ModuleNode {
 
   std::string SaveToBytes() const override {
     std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << SerializePartitionGraph(graph_);
+    out << symbol_ << '\n' << num_threads_ << '\n' << SerializeLibraryGraph(graph_);
     return out.str();
   }
 
  private:
-  PartitionGraph graph_;
+  LibraryGraph graph_;
   std::string symbol_;
   int num_threads_;
   std::unique_ptr<dnnl_impl::DnnlPlan> plan_;
@@ -87,13 +87,13 @@ Module LoadDnnlModule(const std::string& bytes) {
     TS_THROW(kParse) << "dnnl module: malformed thread count";
   }
   return std::make_shared<DnnlModule>(
-      DeserializePartitionGraph(bytes.substr(b + 1), "dnnl module"), bytes.substr(0, a), threads);
+      DeserializeLibraryGraph(bytes.substr(b + 1), "dnnl module"), bytes.substr(0, a), threads);
 }
 
 
 bool HasDnnlModules() { return true; }
 
-Module MakeDnnlModule(PartitionGraph graph, std::string symbol, int num_threads) {
+Module MakeDnnlModule(LibraryGraph graph, std::string symbol, int num_threads) {
   return std::make_shared<DnnlModule>(std::move(graph), std::move(symbol), num_threads);
 }
 

@@ -51,7 +51,7 @@ bool Bool(const KernelAttrs& a, const char* key, bool def) {
 }
 
 /// The eltwise algorithm (and alpha, beta) of a unary op, or false.
-bool EltwiseOf(const PNode& n, algorithm* alg, float* alpha, float* beta) {
+bool EltwiseOf(const LibraryNode& n, algorithm* alg, float* alpha, float* beta) {
   *alpha = 0.f;
   *beta = 0.f;
   const std::string& op = n.op;
@@ -115,7 +115,7 @@ bool IsAnchor(const std::string& op) {
 
 }  // namespace
 
-DnnlPlan::DnnlPlan(const PartitionGraph& graph)
+DnnlPlan::DnnlPlan(const LibraryGraph& graph)
     : g_(graph), eng_(dnnl::engine::kind::cpu, 0), stream_(eng_) {
   alt_.resize(g_.nodes.size());
   try {
@@ -143,12 +143,12 @@ memory::desc DnnlPlan::DstDesc(int node) const {
 memory DnnlPlan::Get(int node) {
   auto it = mem_.find(node);
   if (it != mem_.end()) return it->second;
-  const PNode& n = g_.nodes[node];
+  const LibraryNode& n = g_.nodes[node];
   memory m;
-  if (n.kind == PNode::Kind::kParam) {
+  if (n.kind == LibraryNode::Kind::kParam) {
     m = memory(PlainDesc(node), eng_, DNNL_MEMORY_NONE);
     bind_.emplace_back(n.param, m);
-  } else if (n.kind == PNode::Kind::kConstant) {
+  } else if (n.kind == LibraryNode::Kind::kConstant) {
     m = memory(PlainDesc(node), eng_, n.data.data());
   } else {
     TS_THROW(kInternal) << "dnnl: node " << node << " (" << n.op << ") used before it is computed";
@@ -164,7 +164,7 @@ memory DnnlPlan::Get(int node, const memory::desc& desc) {
     if (d == desc) return m;
   memory out(desc, eng_);
   dnnl::reorder r(base, out);
-  if (g_.nodes[node].kind == PNode::Kind::kConstant) {
+  if (g_.nodes[node].kind == LibraryNode::Kind::kConstant) {
     // Weights and other constants are reordered once, here.
     r.execute(stream_, base, out);
     stream_.wait();
@@ -205,20 +205,20 @@ dnnl::post_ops DnnlPlan::MakePostOps(const Group& g, std::vector<int>* sum_srcs)
 }
 
 bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
-  const PNode& n = g_.nodes[id];
-  const PNode& cur = g_.nodes[g.out];
+  const LibraryNode& n = g_.nodes[id];
+  const LibraryNode& cur = g_.nodes[g.out];
   bool first = !n.inputs.empty() && n.inputs[0] == g.out;
   bool second = n.inputs.size() == 2 && n.inputs[1] == g.out;
   if (!first && !second) return false;
-  const PNode& anchor = g_.nodes[g.anchor];
+  const LibraryNode& anchor = g_.nodes[g.anchor];
   bool conv = anchor.op == "nn.conv2d";
   int64_t channels = conv ? anchor.shape[1] : anchor.shape.back();
   int rank = static_cast<int>(anchor.shape.size());
   // swish: multiply(x, sigmoid(x)) with x used by exactly those two.
   if (n.op == "sigmoid" && first && cur.uses == 2) {
     for (size_t j = id + 1; j < g_.nodes.size(); ++j) {
-      const PNode& m = g_.nodes[j];
-      if (m.kind == PNode::Kind::kOp && m.op == "multiply" && m.inputs.size() == 2 &&
+      const LibraryNode& m = g_.nodes[j];
+      if (m.kind == LibraryNode::Kind::kOp && m.op == "multiply" && m.inputs.size() == 2 &&
           ((m.inputs[0] == g.out && m.inputs[1] == id) ||
            (m.inputs[1] == g.out && m.inputs[0] == id)) &&
           n.uses == 1) {
@@ -232,8 +232,8 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   }
   if (cur.uses != 1) return false;
   if (first && g.bias < 0 && g.post.empty() && n.inputs.size() == 2 &&
-      g_.nodes[n.inputs[1]].kind == PNode::Kind::kConstant) {
-    const PNode& b = g_.nodes[n.inputs[1]];
+      g_.nodes[n.inputs[1]].kind == LibraryNode::Kind::kConstant) {
+    const LibraryNode& b = g_.nodes[n.inputs[1]];
     int64_t numel = ShapeNumElements(b.shape);
     bool ok = false;
     if (n.op == "nn.bias_add") {
@@ -261,7 +261,7 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   if (n.op == "add" && n.inputs.size() == 2) {
     int other = first ? n.inputs[1] : n.inputs[0];
     if (other != g.out && g_.nodes[other].shape == n.shape && n.shape == cur.shape &&
-        g_.nodes[other].kind != PNode::Kind::kConstant) {
+        g_.nodes[other].kind != LibraryNode::Kind::kConstant) {
       g.post.push_back({algorithm::undef, 0.f, 0.f, other});  // residual: oneDNN sum
       g.out = id;
       return true;
@@ -278,9 +278,9 @@ void DnnlPlan::Compile() {
     open = Group();
   };
   for (size_t i = 0; i < g_.nodes.size(); ++i) {
-    const PNode& n = g_.nodes[i];
+    const LibraryNode& n = g_.nodes[i];
     int id = static_cast<int>(i);
-    if (n.kind != PNode::Kind::kOp || consumed[i]) continue;
+    if (n.kind != LibraryNode::Kind::kOp || consumed[i]) continue;
     if (open.anchor >= 0 && TryFuse(open, id, consumed)) continue;
     close();
     if (IsAnchor(n.op)) {
@@ -292,7 +292,7 @@ void DnnlPlan::Compile() {
   close();
   for (size_t j = 0; j < g_.outputs.size(); ++j) {
     int node = g_.outputs[j];
-    if (g_.nodes[node].kind != PNode::Kind::kOp)
+    if (g_.nodes[node].kind != LibraryNode::Kind::kOp)
       TS_THROW(kUnsupported) << "backend 'dnnl': partition result " << j
                              << " must be computed inside the partition";
     bool bound = false;
@@ -316,7 +316,7 @@ void DnnlPlan::EmitGroup(const Group& g) {
 }
 
 void DnnlPlan::EmitConv(const Group& g) {
-  const PNode& n = g_.nodes[g.anchor];
+  const LibraryNode& n = g_.nodes[g.anchor];
   const KernelAttrs& a = n.attrs;
   auto layout = [&](const char* key, const char* def) {
     return a.Has(key) ? a.GetString(key) : std::string(def);
@@ -358,16 +358,16 @@ void DnnlPlan::EmitConv(const Group& g) {
   if (groups != 1) {
     // OIHW is goihw in memory: a grouped view of the same bytes.
     memory view(Plain(wdims), eng_, wmem.get_data_handle());
-    if (g_.nodes[w].kind == PNode::Kind::kParam)
+    if (g_.nodes[w].kind == LibraryNode::Kind::kParam)
       bind_.emplace_back(g_.nodes[w].param, view);
-    else if (g_.nodes[w].kind != PNode::Kind::kConstant)
+    else if (g_.nodes[w].kind != LibraryNode::Kind::kConstant)
       TS_THROW(kUnsupported) << "backend 'dnnl': grouped conv2d weights must be a constant or "
                                 "a parameter";
     wmem = view;
     if (view.get_desc() != pd.weights_desc()) {
       memory out(pd.weights_desc(), eng_);
       dnnl::reorder r(view, out);
-      if (g_.nodes[w].kind == PNode::Kind::kConstant) {
+      if (g_.nodes[w].kind == LibraryNode::Kind::kConstant) {
         r.execute(stream_, view, out);
         stream_.wait();
       } else {
@@ -398,7 +398,7 @@ void DnnlPlan::EmitConv(const Group& g) {
 void DnnlPlan::EmitMatmul(const Group& g) {
   // dense / matmul / batch_matmul as one oneDNN matmul of rank r = the result's rank;
   // transposes are strided views, weights' batch dims of 1 broadcast.
-  const PNode& n = g_.nodes[g.anchor];
+  const LibraryNode& n = g_.nodes[g.anchor];
   int a = n.inputs[0], b = n.inputs[1];
   const auto& as = g_.nodes[a].shape;
   const auto& bs = g_.nodes[b].shape;
@@ -436,7 +436,7 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   };
   memory::desc src_view(src_dims, dt::f32, view_strides(src_dims, ta));
   memory::desc w_view(w_dims, dt::f32, view_strides(w_dims, tb));
-  bool const_w = g_.nodes[b].kind == PNode::Kind::kConstant;
+  bool const_w = g_.nodes[b].kind == LibraryNode::Kind::kConstant;
   memory::desc w_md = const_w ? memory::desc(w_dims, dt::f32, tag::any) : w_view;
   memory::desc dst = Plain(Dims(n.shape));
   std::vector<int> sums;
@@ -489,7 +489,7 @@ memory DnnlPlan::View(int node, const memory::desc& desc) {
 }
 
 void DnnlPlan::EmitSingle(int id) {
-  const PNode& n = g_.nodes[id];
+  const LibraryNode& n = g_.nodes[id];
   const KernelAttrs& a = n.attrs;
   auto fwd = dnnl::prop_kind::forward_inference;
   algorithm alg;

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tessera/runtime/partition_graph.h"
+#include "tessera/runtime/library_graph.h"
 
 namespace tessera::runtime::dnnl_impl {
 
@@ -23,7 +23,7 @@ struct Step {
 /// caller's buffers each run; everything else is allocated once here.
 class DnnlPlan {
  public:
-  explicit DnnlPlan(const PartitionGraph& graph);
+  explicit DnnlPlan(const LibraryGraph& graph);
   /// Runs on `buffers` (params, then outputs).
   void Run(void* const* buffers);
   /// How many primitives the plan runs (fused groups count once).
@@ -62,7 +62,7 @@ class DnnlPlan {
   dnnl::memory::desc DstDesc(int node) const;
   bool IsOutput(int node) const;
 
-  PartitionGraph g_;
+  LibraryGraph g_;
   dnnl::engine eng_;
   dnnl::stream stream_;
   std::vector<Step> steps_;

@@ -41,7 +41,7 @@ class KernelAttrs {
 };
 
 /// One value of a partition.
-struct PNode {
+struct LibraryNode {
   enum class Kind { kParam, kConstant, kOp };
   Kind kind = Kind::kOp;
   int param = -1;                 ///< kParam: its position
@@ -54,18 +54,18 @@ struct PNode {
   int uses = 0;                   ///< how many op inputs and outputs read it
 };
 
-/// A partition as nodes in dataflow order (inputs before their users).
-struct PartitionGraph {
-  std::vector<PNode> nodes;
+/// A library partition as nodes in dataflow order (inputs before their users).
+struct LibraryGraph {
+  std::vector<LibraryNode> nodes;
   std::vector<int> outputs;  ///< the results, in order
   int num_params = 0;
 };
 
 /// `g` as bytes (a JSON description followed by the constants' raw bytes).
-std::string SerializePartitionGraph(const PartitionGraph& g);
-/// Reads what SerializePartitionGraph wrote, checking every index; a parse error naming
+std::string SerializeLibraryGraph(const LibraryGraph& g);
+/// Reads what SerializeLibraryGraph wrote, checking every index; a parse error naming
 /// `what` (e.g. "dnnl module") on damaged bytes.
-PartitionGraph DeserializePartitionGraph(const std::string& bytes, const std::string& what);
+LibraryGraph DeserializeLibraryGraph(const std::string& bytes, const std::string& what);
 
 /// The number of threads a library call should use: the executor pool's size (which is
 /// the build target's `num_threads` unless the program was loaded with another), else

@@ -1,5 +1,6 @@
-// Partition graphs for library modules: attribute access and the byte format.
-#include "tessera/runtime/partition_graph.h"
+// Library graphs (the partitions oneDNN and BLAS modules run): attribute access and the
+// byte format.
+#include "tessera/runtime/library_graph.h"
 
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -11,7 +12,7 @@ namespace tessera::runtime {
 
 namespace {
 
-constexpr char kMagic[] = "TSPGRAPH1\n";
+constexpr char kMagic[] = "TSLIBGRAPH1\n";
 constexpr const char* kKinds[] = {"param", "constant", "op"};
 
 nlohmann::json AttrToJson(const KernelAttr& v) {
@@ -84,10 +85,10 @@ const std::vector<int64_t>& KernelAttrs::GetInts(const std::string& key) const {
   return Get<std::vector<int64_t>>(At(key), key, "a list of ints");
 }
 
-std::string SerializePartitionGraph(const PartitionGraph& g) {
+std::string SerializeLibraryGraph(const LibraryGraph& g) {
   nlohmann::json nodes = nlohmann::json::array();
   std::string blob;
-  for (const PNode& n : g.nodes) {
+  for (const LibraryNode& n : g.nodes) {
     nlohmann::json attrs = nlohmann::json::object();
     for (const auto& [k, v] : n.attrs.values()) attrs[k] = AttrToJson(v);
     nodes.push_back({{"kind", kKinds[static_cast<int>(n.kind)]},
@@ -98,7 +99,7 @@ std::string SerializePartitionGraph(const PartitionGraph& g) {
                      {"shape", n.shape},
                      {"dtype", DTypeName(n.dtype)},
                      {"uses", n.uses}});
-    if (n.kind == PNode::Kind::kConstant)
+    if (n.kind == LibraryNode::Kind::kConstant)
       blob.append(static_cast<const char*>(n.data.data()), n.data.NumBytes());
   }
   std::string json =
@@ -106,33 +107,33 @@ std::string SerializePartitionGraph(const PartitionGraph& g) {
   return kMagic + std::to_string(json.size()) + "\n" + json + blob;
 }
 
-PartitionGraph DeserializePartitionGraph(const std::string& bytes, const std::string& what) {
+LibraryGraph DeserializeLibraryGraph(const std::string& bytes, const std::string& what) {
   size_t magic = std::strlen(kMagic);
   if (bytes.compare(0, magic, kMagic) != 0)
-    TS_THROW(kParse) << what << ": not a partition graph (no header; a program saved by an "
+    TS_THROW(kParse) << what << ": not a library graph (no header; a program saved by an "
                                 "older Tessera must be rebuilt)";
   size_t eol = bytes.find('\n', magic);
   size_t json_size = 0;
   try {
     json_size = std::stoull(bytes.substr(magic, eol - magic));
   } catch (const std::exception&) {
-    TS_THROW(kParse) << what << ": malformed partition graph header";
+    TS_THROW(kParse) << what << ": malformed library graph header";
   }
   if (eol == std::string::npos || json_size > bytes.size() - eol - 1)
-    TS_THROW(kParse) << what << ": partition graph is truncated";
-  PartitionGraph g;
+    TS_THROW(kParse) << what << ": library graph is truncated";
+  LibraryGraph g;
   size_t pos = eol + 1 + json_size;
   try {
     nlohmann::json j = nlohmann::json::parse(bytes.substr(eol + 1, json_size));
     g.num_params = j.at("num_params").get<int>();
     g.outputs = j.at("outputs").get<std::vector<int>>();
     for (const nlohmann::json& jn : j.at("nodes")) {
-      PNode n;
+      LibraryNode n;
       std::string kind = jn.at("kind").get<std::string>();
       int k = 0;
       while (k < 3 && kind != kKinds[k]) ++k;
       if (k == 3) TS_THROW(kParse) << "unknown node kind '" << kind << "'";
-      n.kind = static_cast<PNode::Kind>(k);
+      n.kind = static_cast<LibraryNode::Kind>(k);
       n.param = jn.at("param").get<int>();
       n.op = jn.at("op").get<std::string>();
       for (const auto& [key, v] : jn.at("attrs").items()) n.attrs.Set(key, AttrFromJson(v));
@@ -143,9 +144,9 @@ PartitionGraph DeserializePartitionGraph(const std::string& bytes, const std::st
       int id = static_cast<int>(g.nodes.size());
       for (int in : n.inputs)
         if (in < 0 || in >= id) TS_THROW(kParse) << "node " << id << " reads node " << in;
-      if (n.kind == PNode::Kind::kParam && (n.param < 0 || n.param >= g.num_params))
+      if (n.kind == LibraryNode::Kind::kParam && (n.param < 0 || n.param >= g.num_params))
         TS_THROW(kParse) << "node " << id << " is parameter " << n.param;
-      if (n.kind == PNode::Kind::kConstant) {
+      if (n.kind == LibraryNode::Kind::kConstant) {
         n.data = NDArray::Empty(n.shape, n.dtype);
         size_t nb = n.data.NumBytes();
         if (nb > bytes.size() - pos) TS_THROW(kParse) << "constant " << id << " is truncated";
@@ -157,11 +158,11 @@ PartitionGraph DeserializePartitionGraph(const std::string& bytes, const std::st
     for (int o : g.outputs)
       if (o < 0 || o >= static_cast<int>(g.nodes.size())) TS_THROW(kParse) << "bad output " << o;
   } catch (const nlohmann::json::exception& e) {
-    TS_THROW(kParse) << what << ": malformed partition graph: " << e.what();
+    TS_THROW(kParse) << what << ": malformed library graph: " << e.what();
   } catch (const Error& e) {
-    TS_THROW(kParse) << what << ": malformed partition graph: " << e.what();
+    TS_THROW(kParse) << what << ": malformed library graph: " << e.what();
   }
-  if (pos != bytes.size()) TS_THROW(kParse) << what << ": partition graph has trailing bytes";
+  if (pos != bytes.size()) TS_THROW(kParse) << what << ": library graph has trailing bytes";
   return g;
 }
 

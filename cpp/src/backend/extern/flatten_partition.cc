@@ -1,5 +1,5 @@
-// Flattening a Compiler partition into op nodes, and saving/loading its function.
-#include "partition_graph.h"
+// Flattening a Compiler partition into the runtime's LibraryGraph.
+#include "flatten_partition.h"
 
 #include <unordered_map>
 
@@ -13,14 +13,14 @@ class Flattener {
  public:
   explicit Flattener(std::string backend) : backend_(std::move(backend)) {}
 
-  PartitionGraph graph;
+  LibraryGraph graph;
 
   void Run(const Function& fn) {
     Scope scope;
     for (size_t i = 0; i < fn->params.size(); ++i) {
       const Var& p = fn->params[i];
-      PNode n;
-      n.kind = PNode::Kind::kParam;
+      LibraryNode n;
+      n.kind = LibraryNode::Kind::kParam;
       n.param = static_cast<int>(i);
       SetType(n, p->type_annotation.defined() ? p->type_annotation : p->checked_type(),
               "parameter %" + p->name_hint);
@@ -41,12 +41,12 @@ class Flattener {
     std::unordered_map<const ExprNode*, int> memo;
   };
 
-  int Add(PNode n) {
+  int Add(LibraryNode n) {
     graph.nodes.push_back(std::move(n));
     return static_cast<int>(graph.nodes.size() - 1);
   }
 
-  void SetType(PNode& n, const Type& t, const std::string& what) {
+  void SetType(LibraryNode& n, const Type& t, const std::string& what) {
     const auto* tt = t.as<TensorTypeNode>();
     if (!tt)
       TS_THROW(kUnsupported) << "backend '" << backend_ << "': " << what
@@ -76,8 +76,8 @@ class Flattener {
 
   int VisitNew(const Expr& e, Scope& scope) {
     if (const auto* c = e.as<ConstantNode>()) {
-      PNode n;
-      n.kind = PNode::Kind::kConstant;
+      LibraryNode n;
+      n.kind = LibraryNode::Kind::kConstant;
       n.data = c->data;
       if (c->data.dtype() != DType::kFloat32)
         TS_THROW(kUnsupported) << "backend '" << backend_
@@ -119,7 +119,7 @@ class Flattener {
     if (!op)
       TS_THROW(kUnsupported) << "backend '" << backend_
                              << "': partitions may not call global functions";
-    PNode n;
+    LibraryNode n;
     n.op = op->name;
     n.attrs = ConvertAttrs(call->attrs, op->name);
     n.inputs = args;
@@ -161,7 +161,7 @@ class Flattener {
 
 }  // namespace
 
-PartitionGraph FlattenPartition(const Function& fn, const std::string& backend) {
+LibraryGraph FlattenPartition(const Function& fn, const std::string& backend) {
   Flattener f(backend);
   f.Run(fn);
   return std::move(f.graph);
