@@ -1,6 +1,8 @@
 // AnnotateTarget: wraps the inputs and outputs of calls an external compiler supports
 // in compiler_begin / compiler_end annotations.
 #include <unordered_map>
+#include "builtin_passes.h"
+#include "pass_util.h"
 
 #include "byoc_regions.h"
 #include "tessera/ir/visitor.h"
@@ -119,6 +121,19 @@ Pass AnnotateTarget(std::vector<std::string> compilers, bool include_non_call_op
         return out;
       },
       PassInfo{"AnnotateTarget", 0, {}});
+}
+
+PassRegistration AnnotateTargetRegistration() {
+  return {"AnnotateTarget",
+          "annotate the regions external compilers support",
+          {{"compilers", AttrValue::Kind::kString, AttrValue("dnnl"),
+            "comma-separated compilers, first wins"},
+           {"include_non_call_ops", AttrValue::Kind::kBool, AttrValue(true),
+            "let tuples and projections join their operands' compiler"}},
+          [](const Attrs& o) {
+            return AnnotateTarget(SplitCompilerNames(o.GetString("compilers"), "AnnotateTarget"),
+                                  o.GetBool("include_non_call_ops"));
+          }};
 }
 
 }  // namespace tessera

@@ -1,22 +1,25 @@
-// The transform layer's passes in the built-in table: InferType and PrintIR here, the
-// standard and BYOC passes from their files.
+// The transform layer's passes in the built-in table, one line per pass (each pass's
+// registration is defined next to its code).
 #include "builtin_passes.h"
 
 namespace tessera {
 
 void AppendTransformPasses(std::vector<PassRegistration>& passes) {
-  passes.push_back(
-      {"InferType", "infer and check the types of every function", {}, [](const Attrs&) {
-         return InferType();
-       }});
-  passes.push_back(
-      {"PrintIR",
-       "print the module to stderr",
-       {{"header", AttrValue::Kind::kString, AttrValue(""), "header line text"},
-        {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false), "print constants' data"}},
-       [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }});
-  AppendStandardPasses(passes);
-  AppendByocPasses(passes);
+  passes.push_back(InferTypeRegistration());
+  passes.push_back(PrintIRRegistration());
+  passes.push_back(FuseOpsRegistration());
+  passes.push_back(FoldConstantRegistration());
+  passes.push_back(InlineCompositesRegistration());
+  passes.push_back(DeadCodeEliminationRegistration());
+  passes.push_back(EliminateCommonSubexprRegistration());
+  passes.push_back(SimplifyInferenceRegistration());
+  passes.push_back(FoldScaleAxisRegistration());
+  passes.push_back(SimplifyExprRegistration());
+  passes.push_back(MergeCompositeRegistration());
+  passes.push_back(AnnotateTargetRegistration());
+  passes.push_back(MergeCompilerRegionsRegistration());
+  passes.push_back(PartitionGraphRegistration());
+  passes.push_back(PartitionForRegistration());
 }
 
 }  // namespace tessera

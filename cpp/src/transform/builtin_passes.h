@@ -1,4 +1,4 @@
-// Private: the transform layer's pass registrations, by file.
+// Private: the transform layer's pass registrations, each defined in its pass's file.
 #pragma once
 
 #include <vector>
@@ -7,10 +7,24 @@
 
 namespace tessera {
 
-/// Appends the standard optimisation passes (standard_passes.cc).
-void AppendStandardPasses(std::vector<PassRegistration>& passes);
-/// Appends the BYOC partitioning passes (partition_for.cc).
-void AppendByocPasses(std::vector<PassRegistration>& passes);
+/// Each pass's entry in the pass table (name, description, options, factory), defined
+/// next to the pass's code.
+PassRegistration InferTypeRegistration();
+PassRegistration PrintIRRegistration();
+PassRegistration FuseOpsRegistration();
+PassRegistration FoldConstantRegistration();
+PassRegistration InlineCompositesRegistration();
+PassRegistration DeadCodeEliminationRegistration();
+PassRegistration EliminateCommonSubexprRegistration();
+PassRegistration SimplifyInferenceRegistration();
+PassRegistration FoldScaleAxisRegistration();
+PassRegistration SimplifyExprRegistration();
+PassRegistration MergeCompositeRegistration();
+PassRegistration AnnotateTargetRegistration();
+PassRegistration MergeCompilerRegionsRegistration();
+PassRegistration PartitionGraphRegistration();
+PassRegistration PartitionForRegistration();
+
 /// Whether `pass` is a Sequential (SequentialPasses cannot tell an empty one apart).
 bool IsSequential(const Pass& pass);
 

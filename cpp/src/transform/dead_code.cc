@@ -1,6 +1,7 @@
 // DeadCodeElimination: drops unused let bindings and functions unreachable from @main.
 #include <set>
 #include <unordered_map>
+#include "builtin_passes.h"
 
 #include "tessera/ir/visitor.h"
 #include "tessera/transform/passes.h"
@@ -80,6 +81,13 @@ Pass DeadCodeElimination() {
         return result;
       },
       PassInfo{"DeadCodeElimination", 1, {}});
+}
+
+PassRegistration DeadCodeEliminationRegistration() {
+  return {"DeadCodeElimination",
+          "remove unused bindings and unreachable functions",
+          {},
+          [](const Attrs&) { return DeadCodeElimination(); }};
 }
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 // EliminateCommonSubexpr: merges identical op calls on identical arguments.
 #include <map>
+#include "builtin_passes.h"
 
 #include "tessera/ir/visitor.h"
 #include "tessera/transform/passes.h"
@@ -54,6 +55,12 @@ Pass EliminateCommonSubexpr() {
         return Function(static_cast<const FunctionNode*>(out.get()));
       },
       PassInfo{"EliminateCommonSubexpr", 3, {}});
+}
+
+PassRegistration EliminateCommonSubexprRegistration() {
+  return {"EliminateCommonSubexpr", "merge identical op calls", {}, [](const Attrs&) {
+            return EliminateCommonSubexpr();
+          }};
 }
 
 }  // namespace tessera

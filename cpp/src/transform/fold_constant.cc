@@ -1,10 +1,11 @@
 // FoldConstant: evaluates op calls on constants with the ops' reference kernels.
+#include "builtin_passes.h"
 #include "fold_util.h"
 #include "pass_util.h"
+#include "tessera/ir/infer_type.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
-#include "tessera/ir/op.h"
-#include "tessera/ir/infer_type.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -103,6 +104,12 @@ Pass FoldConstant() {
         return Function(static_cast<const FunctionNode*>(out.get()));
       },
       PassInfo{"FoldConstant", 2, {}});
+}
+
+PassRegistration FoldConstantRegistration() {
+  return {"FoldConstant", "evaluate constant sub-graphs", {}, [](const Attrs&) {
+            return FoldConstant();
+          }};
 }
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // FoldScaleAxis: folds a constant per-output-channel scale after conv2d/dense into the
 // constant weights.
 #include <unordered_map>
+#include "builtin_passes.h"
 
 #include "fold_util.h"
 #include "pass_util.h"
@@ -118,6 +119,13 @@ Pass FoldScaleAxis() {
         }));
       },
       PassInfo{"FoldScaleAxis", 3, {}});
+}
+
+PassRegistration FoldScaleAxisRegistration() {
+  return {
+      "FoldScaleAxis", "fold per-channel scales into conv2d/dense weights", {}, [](const Attrs&) {
+        return FoldScaleAxis();
+      }};
 }
 
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // FuseOps: TVM's greedy operator fusion driven by pattern kinds and post-dominators.
 #include <algorithm>
 #include <unordered_map>
+#include "builtin_passes.h"
 
 #include "pass_util.h"
 #include "tessera/ir/indexed_graph.h"
@@ -312,6 +313,14 @@ Pass FuseOps(int max_depth) {
         }));
       },
       PassInfo{"FuseOps", 0, {}});
+}
+
+PassRegistration FuseOpsRegistration() {
+  return {"FuseOps",
+          "fuse ops into Primitive functions by pattern kind and post-dominance",
+          {{"max_depth", AttrValue::Kind::kInt, AttrValue(int64_t{256}),
+            "maximum number of ops in one fused function"}},
+          [](const Attrs& o) { return FuseOps(static_cast<int>(o.GetInt("max_depth"))); }};
 }
 
 }  // namespace tessera

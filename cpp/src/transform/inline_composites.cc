@@ -1,6 +1,7 @@
 // InlineComposites: replaces calls of local Composite functions outside library
 // partitions by their bodies, so code generation sees plain ops.
 #include <unordered_map>
+#include "builtin_passes.h"
 
 #include "tessera/ir/visitor.h"
 #include "tessera/transform/passes.h"
@@ -39,6 +40,13 @@ Pass InlineComposites() {
         return MakeFunction(func->params, body, func->ret_type, func->attrs);
       },
       PassInfo{"InlineComposites", 0, {}});
+}
+
+PassRegistration InlineCompositesRegistration() {
+  return {"InlineComposites",
+          "inline Composite functions outside library partitions",
+          {},
+          [](const Attrs&) { return InlineComposites(); }};
 }
 
 }  // namespace tessera

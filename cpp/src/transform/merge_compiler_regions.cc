@@ -2,6 +2,7 @@
 // a cycle, by removing the compiler_end/compiler_begin pairs between them.
 #include <unordered_map>
 #include <unordered_set>
+#include "builtin_passes.h"
 
 #include "byoc_regions.h"
 #include "tessera/ir/visitor.h"
@@ -108,6 +109,12 @@ Pass MergeCompilerRegions() {
         return out;
       },
       PassInfo{"MergeCompilerRegions", 0, {}});
+}
+
+PassRegistration MergeCompilerRegionsRegistration() {
+  return {"MergeCompilerRegions", "merge adjacent regions of one compiler", {}, [](const Attrs&) {
+            return MergeCompilerRegions();
+          }};
 }
 
 }  // namespace tessera

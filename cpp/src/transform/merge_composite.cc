@@ -1,7 +1,9 @@
 // MergeComposite: pattern-table matches become Composite-labelled local functions.
+#include "builtin_passes.h"
+#include "pass_util.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/byoc.h"
-#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 
@@ -36,6 +38,16 @@ Pass MergeComposite(const std::vector<std::string>& compilers) {
   for (const std::string& c : compilers)
     for (const PatternTableEntry& e : GetPatternTable(c)) table.push_back(e);
   return MergeComposite(std::move(table));
+}
+
+PassRegistration MergeCompositeRegistration() {
+  return {"MergeComposite",
+          "turn pattern-table matches into Composite functions",
+          {{"compilers", AttrValue::Kind::kString, AttrValue("dnnl"),
+            "comma-separated compilers whose pattern tables to apply"}},
+          [](const Attrs& o) {
+            return MergeComposite(SplitCompilerNames(o.GetString("compilers"), "MergeComposite"));
+          }};
 }
 
 }  // namespace tessera

@@ -2,6 +2,7 @@
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include "builtin_passes.h"
 
 #include "byoc_regions.h"
 #include "tessera/ir/visitor.h"
@@ -201,6 +202,13 @@ Pass PartitionGraph() {
         return InferTypes(out);
       },
       PassInfo{"PartitionGraph", 0, {}});
+}
+
+PassRegistration PartitionGraphRegistration() {
+  return {
+      "PartitionGraph", "outline annotated regions into Compiler functions", {}, [](const Attrs&) {
+        return PartitionGraph();
+      }};
 }
 
 }  // namespace tessera

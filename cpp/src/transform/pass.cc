@@ -244,4 +244,19 @@ Pass InferType() {
                           PassInfo{"InferType", 0, {}});
 }
 
+PassRegistration InferTypeRegistration() {
+  return {"InferType", "infer and check the types of every function", {}, [](const Attrs&) {
+            return InferType();
+          }};
+}
+
+PassRegistration PrintIRRegistration() {
+  return {
+      "PrintIR",
+      "print the module to stderr",
+      {{"header", AttrValue::Kind::kString, AttrValue(""), "header line text"},
+       {"show_meta_data", AttrValue::Kind::kBool, AttrValue(false), "print constants' data"}},
+      [](const Attrs& o) { return PrintIR(o.GetString("header"), o.GetBool("show_meta_data")); }};
+}
+
 }  // namespace tessera

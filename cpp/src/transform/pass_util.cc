@@ -1,6 +1,8 @@
 // Helpers shared by the standard passes.
 #include "pass_util.h"
 
+#include <sstream>
+
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -23,6 +25,18 @@ IRModule MapOptimizableFunctions(const IRModule& mod,
       result = result.WithFunction(name, Function(static_cast<const FunctionNode*>(out.get())));
   }
   return result;
+}
+
+std::vector<std::string> SplitCompilerNames(const std::string& text, const char* what) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) TS_THROW(kValue) << what << ": empty compiler name in '" << text << "'";
+    out.push_back(item);
+  }
+  if (out.empty()) TS_THROW(kValue) << what << " needs at least one compiler name";
+  return out;
 }
 
 }  // namespace tessera

@@ -16,4 +16,8 @@ bool IsKernelOrSkipped(const Expr& expr);
 IRModule MapOptimizableFunctions(const IRModule& mod,
                                  const std::function<Expr(const Function&)>& rewrite);
 
+/// Splits a pass option "dnnl,blas" into compiler names; empty items and an empty list
+/// are value errors naming `what`.
+std::vector<std::string> SplitCompilerNames(const std::string& text, const char* what);
+
 }  // namespace tessera

@@ -1,5 +1,6 @@
 // SimplifyExpr: algebraic identities and reshape/transpose chain simplification.
 #include <numeric>
+#include "builtin_passes.h"
 
 #include "pass_util.h"
 #include "tessera/ir/visitor.h"
@@ -115,6 +116,11 @@ Pass SimplifyExpr() {
             mod, [](const Function& f) { return ExprSimplifier().Mutate(f); }));
       },
       PassInfo{"SimplifyExpr", 0, {}});
+}
+
+PassRegistration SimplifyExprRegistration() {
+  return {
+      "SimplifyExpr", "algebraic simplification", {}, [](const Attrs&) { return SimplifyExpr(); }};
 }
 
 }  // namespace tessera

@@ -1,9 +1,10 @@
 // SimplifyInference: batch_norm, layer_norm and dropout rewritten for inference.
+#include "builtin_passes.h"
 #include "pass_util.h"
-#include "tessera/ir/visitor.h"
-#include "tessera/ir/op.h"
-#include "tessera/support/error.h"
 #include "tessera/ir/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/visitor.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
@@ -87,6 +88,13 @@ Pass SimplifyInference() {
             mod, [](const Function& f) { return InferenceSimplifier().Mutate(f); }));
       },
       PassInfo{"SimplifyInference", 0, {}});
+}
+
+PassRegistration SimplifyInferenceRegistration() {
+  return {"SimplifyInference",
+          "rewrite batch_norm, layer_norm and dropout for inference",
+          {},
+          [](const Attrs&) { return SimplifyInference(); }};
 }
 
 }  // namespace tessera
