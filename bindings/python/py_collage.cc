@@ -180,16 +180,7 @@ void BindCollage(py::module_& parent) {
   m.def(
       "byoc",
       [](std::string compiler, int64_t max_depth, std::string fusion) {
-        ByocFusionStyle style;
-        if (fusion == "none")
-          style = ByocFusionStyle::kNoFusion;
-        else if (fusion == "tvm")
-          style = ByocFusionStyle::kTVMFusion;
-        else if (fusion == "arbitrary")
-          style = ByocFusionStyle::kArbitraryFusion;
-        else
-          TS_THROW(kValue) << "collage.byoc: unknown fusion style '" << fusion
-                           << "' (use 'none', 'tvm' or 'arbitrary')";
+        ByocFusionStyle style = ParseByocFusionStyle(fusion, "collage.byoc");
         return PyRule{
             MakeByocPartitionRule(compiler, DepthFromPy(max_depth, "collage.byoc"), style)};
       },

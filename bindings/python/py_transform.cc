@@ -98,6 +98,9 @@ void BindPass(py::module_& m) {
           },
           py::arg("mod"), py::arg("ctx") = py::none())
       .def("describe", &Pass::Describe)
+      .def_property_readonly(
+          "kind", [](const Pass& p) { return PassKindName(p.kind()); },
+          "What the pass transforms: 'module', 'function', 'prim_func' or 'sequential'.")
       .def("__str__", [](const Pass& p) { return PrintPipeline(p); })
       .def("__repr__", &Pass::Describe)
       .def_property_readonly("passes", [](const Pass& p) { return SequentialPasses(p); });

@@ -51,18 +51,18 @@ class Sequential(Pass):
         super().__init__(_core.sequential(list(passes), opt_level, name, list(required)))
 
 
-_KINDS = (
-    ("Run Sequential pass", Sequential),
-    ("Run Function pass", FunctionPass),
-    ("Run PrimFunc pass", PrimFuncPass),
-    ("Run Module pass", ModulePass),
-)
+# The Python class of each C++ PassKind.
+_CLASS_OF_KIND = {
+    "sequential": Sequential,
+    "function": FunctionPass,
+    "prim_func": PrimFuncPass,
+    "module": ModulePass,
+}
 
 
 def wrap_pass(core_pass):
     """The same pass as an instance of its Python class (ModulePass, Sequential, ...)."""
-    description = core_pass.describe()
-    cls = next((c for prefix, c in _KINDS if description.startswith(prefix)), Pass)
+    cls = _CLASS_OF_KIND.get(core_pass.kind, Pass)
     if type(core_pass) is cls:
         return core_pass
     obj = cls.__new__(cls)

@@ -451,3 +451,14 @@ def test_parse_pipeline_round_trip():
         tessera.transform.parse_pipeline("NoSuchPass")
     seq = Sequential([tessera.transform.InferType()], name="mine", opt_level=1)
     assert str(seq) == "Sequential{name=mine,opt_level=1}(InferType)"
+
+
+def test_pass_kind_picks_the_python_class():
+    """Every pass says what it transforms (a C++ PassKind); Python wraps it by that."""
+    from tessera import transform
+    assert transform.get_pass("FuseOps").kind == "module"
+    assert transform.get_pass("FoldConstant").kind == "function"
+    seq = transform.Sequential([transform.get_pass("FoldConstant")])
+    assert seq.kind == "sequential"
+    assert isinstance(seq.passes[0], transform.FunctionPass)
+    assert isinstance(transform.parse_pipeline("InferType,FuseOps").passes[1], transform.ModulePass)

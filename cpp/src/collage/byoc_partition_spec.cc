@@ -13,6 +13,14 @@
 
 namespace tessera::collage {
 
+ByocFusionStyle ParseByocFusionStyle(const std::string& name, const std::string& what) {
+  if (name == "NoFusion" || name == "none") return ByocFusionStyle::kNoFusion;
+  if (name == "TVMFusion" || name == "tvm") return ByocFusionStyle::kTVMFusion;
+  if (name == "ArbitraryFusion" || name == "arbitrary") return ByocFusionStyle::kArbitraryFusion;
+  TS_THROW(kValue) << what << ": unknown fusion style '" << name
+                   << "' (use NoFusion, TVMFusion or ArbitraryFusion; or none, tvm, arbitrary)";
+}
+
 namespace {
 
 /// One candidate per op call `compiler` supports by itself (its op-support predicates).

@@ -29,16 +29,12 @@ using json = nlohmann::ordered_json;
 
 std::pair<std::string, ByocFusionStyle> ParseFusionStyle(const std::string& text) {
   size_t dot = text.rfind('.');
-  std::string library = dot == std::string::npos ? "" : text.substr(0, dot);
-  std::string style = dot == std::string::npos ? "" : text.substr(dot + 1);
-  if (library.empty() || (style != "NoFusion" && style != "TVMFusion" && style != "ArbitraryFusion"))
+  if (dot == std::string::npos || dot == 0)
     TS_THROW(kValue) << "collage.byoc_fusion_style: '" << text
                      << "' is not '<library>.NoFusion', '<library>.TVMFusion' or "
                         "'<library>.ArbitraryFusion'";
-  ByocFusionStyle s = style == "NoFusion"    ? ByocFusionStyle::kNoFusion
-                      : style == "TVMFusion" ? ByocFusionStyle::kTVMFusion
-                                             : ByocFusionStyle::kArbitraryFusion;
-  return {library, s};
+  return {text.substr(0, dot),
+          ParseByocFusionStyle(text.substr(dot + 1), "collage.byoc_fusion_style '" + text + "'")};
 }
 
 CollageOptions CollageOptions::FromContext(const PassContext& ctx) {

@@ -21,6 +21,20 @@ std::string PassInfo::ToString() const {
          ", opt_level: " + std::to_string(opt_level) + ", required passes: [" + req + "]";
 }
 
+const char* PassKindName(PassKind kind) {
+  switch (kind) {
+    case PassKind::kModule:
+      return "module";
+    case PassKind::kFunction:
+      return "function";
+    case PassKind::kPrimFunc:
+      return "prim_func";
+    case PassKind::kSequential:
+      return "sequential";
+  }
+  return "module";
+}
+
 std::string PassNode::Describe() const {
   return "Run Module pass: " + info().name + " at the optimization level " +
          std::to_string(info().opt_level);
@@ -74,6 +88,7 @@ class FunctionPassNode : public PassNode {
                    PassInfo info, bool include_all)
       : fn_(std::move(fn)), info_(std::move(info)), include_all_(include_all) {}
   const PassInfo& info() const override { return info_; }
+  PassKind kind() const override { return PassKind::kFunction; }
   std::string Describe() const override {
     return "Run Function pass: " + info_.name + " at the optimization level " +
            std::to_string(info_.opt_level);
@@ -112,6 +127,7 @@ class PrimFuncPassNode : public PassNode {
       PassInfo info)
       : fn_(std::move(fn)), info_(std::move(info)) {}
   const PassInfo& info() const override { return info_; }
+  PassKind kind() const override { return PassKind::kPrimFunc; }
   std::string Describe() const override {
     return "Run PrimFunc pass: " + info_.name + " at the optimization level " +
            std::to_string(info_.opt_level);
@@ -140,6 +156,7 @@ class SequentialNode : public PassNode {
   SequentialNode(std::vector<Pass> passes, PassInfo info)
       : passes_(std::move(passes)), info_(std::move(info)) {}
   const PassInfo& info() const override { return info_; }
+  PassKind kind() const override { return PassKind::kSequential; }
   std::string Describe() const override {
     return "Run Sequential pass: " + info_.name + " at the optimization level " +
            std::to_string(info_.opt_level);
@@ -227,7 +244,7 @@ Pass Sequential(std::vector<Pass> passes, std::string name, int opt_level,
 }
 
 bool IsSequential(const Pass& pass) {
-  return dynamic_cast<const SequentialNode*>(pass.get()) != nullptr;
+  return pass.kind() == PassKind::kSequential;
 }
 
 std::vector<Pass> SequentialPasses(const Pass& pass) {

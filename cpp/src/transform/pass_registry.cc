@@ -40,6 +40,7 @@ class RegisteredPassNode : public PassNode {
         name_(std::move(name)),
         options_(std::move(non_default_options)) {}
   const PassInfo& info() const override { return inner_.info(); }
+  PassKind kind() const override { return inner_.kind(); }
   IRModule Transform(const IRModule& mod, const PassContext& ctx) const override {
     return inner_.get()->Transform(mod, ctx);
   }

@@ -56,6 +56,10 @@ enum class ByocFusionStyle {
   kArbitraryFusion,  ///< plus any touching pair of non-opaque candidates (A->A)
 };
 
+/// Parses a fusion style: "NoFusion", "TVMFusion", "ArbitraryFusion" (TVM's names), or
+/// "none", "tvm", "arbitrary"; otherwise a value error naming `what` and the choices.
+ByocFusionStyle ParseByocFusionStyle(const std::string& name, const std::string& what);
+
 /// The rule of library backend `compiler`, built from the same data the classic BYOC
 /// flow uses (its registered pattern table and op-support predicates):
 ///   Primitive(OnlyValid{1 exit, no taps, max_depth}(Combine(Union(

@@ -23,11 +23,19 @@ struct PassInfo {
 
 /// The implementation side of a pass. Subclass it for new kinds of passes; most users
 /// use the factories below.
+/// What a pass transforms: the whole module, each graph function, each PrimFunc, or (a
+/// Sequential) nothing itself but its list of passes.
+enum class PassKind { kModule, kFunction, kPrimFunc, kSequential };
+/// "module", "function", "prim_func" or "sequential".
+const char* PassKindName(PassKind kind);
+
 class PassNode : public Object {
  public:
   PassNode() : Object(TypeIndex::kOther) {}
   /// Metadata; its name is what required/disabled lists and instruments see.
   virtual const PassInfo& info() const = 0;
+  /// What the pass transforms (module passes unless overridden).
+  virtual PassKind kind() const { return PassKind::kModule; }
   /// The transformation itself (instruments are handled by Pass::operator()).
   virtual IRModule Transform(const IRModule& mod, const PassContext& ctx) const = 0;
   /// The pass in textual-pipeline syntax, e.g. `FuseOps{max_depth=4}`.
@@ -47,6 +55,8 @@ class Pass {
   /// Runs under `ctx`.
   IRModule operator()(const IRModule& mod, const PassContext& ctx) const;
   const PassInfo& info() const { return node_->info(); }
+  /// What the pass transforms.
+  PassKind kind() const { return node_->kind(); }
   std::string ToPipelineString() const { return node_->ToPipelineString(); }
   std::string Describe() const { return node_->Describe(); }
   const PassNode* get() const { return node_.get(); }
