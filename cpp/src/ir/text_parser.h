@@ -1,5 +1,7 @@
 // Private: the recursive-descent parser of the text format. Graph functions and module
-// structure are parsed in parser.cc, tensor IR (primfn) in text_parse_tir.cc.
+// structure are parsed in parser.cc, literals, types and attributes in
+// text_parse_values.cc, metadata in text_parse_meta.cc, tensor IR (primfn) in
+// text_parse_tir.cc.
 #pragma once
 
 #include <functional>
@@ -17,6 +19,9 @@
 #include "text_lexer.h"
 
 namespace tessera::text {
+
+/// "inf", "nanf16", ...: the spellings of non-finite literals (an identifier token).
+bool IsNonFiniteName(std::string_view s);
 
 /// Names bound in nested scopes; inner bindings shadow outer ones until popped.
 template <typename T>
