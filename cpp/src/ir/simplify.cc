@@ -91,11 +91,11 @@ Linear LinearOf(const PrimExpr& e) {
 /// The canonical expression of an affine form: terms in order (coefficient 1 bare, -1
 /// subtracted, others as term * c), then the constant; null when a value does not fit.
 PrimExpr Rebuild(const Linear& l, DType dtype) {
-  if (!l.ok || !FitsDType(l.constant, dtype)) return nullptr;
+  if (!l.ok || !FitsDType(dtype, l.constant)) return nullptr;
   PrimExpr result;
   for (const auto& [t, c] : l.terms) {
     if (c == 0) continue;
-    if (!FitsDType(c, dtype) || c == INT64_MIN) return nullptr;
+    if (!FitsDType(dtype, c) || c == INT64_MIN) return nullptr;
     if (!result) {
       result = c == 1 ? t : MakeBinary(BinaryOp::kMul, t, IntImm(c, dtype));
     } else if (c > 0) {
@@ -177,7 +177,7 @@ PrimExpr SimplifyDivMod(const PrimExpr& orig, BinaryOp op, const PrimExpr& a, co
     if (c1 && c1->value > 0 && c > 0 && inner->op == op) {
       int64_t prod;
       if (op == BinaryOp::kFloorDiv && !__builtin_mul_overflow(c1->value, c, &prod) &&
-          FitsDType(prod, dtype))
+          FitsDType(dtype, prod))
         return MakeBinary(op, inner->a, IntImm(prod, dtype));
       if (op == BinaryOp::kFloorMod && c1->value % c == 0) return MakeBinary(op, inner->a, b);
     }

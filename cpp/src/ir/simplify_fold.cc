@@ -14,23 +14,6 @@ bool IsIndexType(DType d) {
   return d == DType::kInt32 || d == DType::kInt64;
 }
 
-bool FitsDType(int64_t v, DType d) {
-  switch (d) {
-    case DType::kInt8:
-      return v >= INT8_MIN && v <= INT8_MAX;
-    case DType::kUInt8:
-      return v >= 0 && v <= UINT8_MAX;
-    case DType::kInt32:
-      return v >= INT32_MIN && v <= INT32_MAX;
-    case DType::kInt64:
-      return true;
-    case DType::kBool:
-      return v == 0 || v == 1;
-    default:
-      return false;
-  }
-}
-
 std::optional<int64_t> ConstInt(const PrimExpr& e) {
   if (auto* n = e.as<IntImmNode>()) return n->value;
   return std::nullopt;
@@ -39,20 +22,6 @@ std::optional<int64_t> ConstInt(const PrimExpr& e) {
 std::optional<double> ConstFloat(const PrimExpr& e) {
   if (auto* n = e.as<FloatImmNode>()) return n->value;
   return std::nullopt;
-}
-
-/// `v` rounded to what `dtype` can hold, as evaluation in that dtype would produce.
-double RoundToDType(double v, DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return static_cast<float>(v);
-    case DType::kFloat16:
-      return HalfToFloat(FloatToHalf(static_cast<float>(v)));
-    case DType::kBFloat16:
-      return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(v)));
-    default:
-      return v;
-  }
 }
 
 /// Structural equality of scalar expressions; variables and buffers compare by identity.
@@ -158,7 +127,7 @@ std::optional<int64_t> FoldInt(BinaryOp op, int64_t x, int64_t y, DType dtype) {
     case BinaryOp::kOr:
       return x != 0 || y != 0;
   }
-  if (!FitsDType(r, dtype)) return std::nullopt;
+  if (!FitsDType(dtype, r)) return std::nullopt;
   return r;
 }
 
@@ -213,28 +182,19 @@ PrimExpr FoldFloat(BinaryOp op, double x, double y, DType dtype) {
   if (op == BinaryOp::kMin || op == BinaryOp::kMax) {
     if (std::isnan(x) || std::isnan(y)) return nullptr;  // NaN propagation is backend-defined
   }
-  return FloatImm(RoundToDType(r, dtype), dtype);
+  return FloatImm(RoundToDType(dtype, r), dtype);
 }
 
 /// `value` (a constant) converted to `dtype`, or null when the conversion is not exact
 /// C++ semantics we can reproduce (out-of-range float to int).
 PrimExpr FoldCast(DType dtype, const PrimExpr& value) {
   if (auto i = ConstInt(value)) {
-    if (IsFloat(dtype)) return FloatImm(RoundToDType(static_cast<double>(*i), dtype), dtype);
+    if (IsFloat(dtype)) return FloatImm(RoundToDType(dtype, static_cast<double>(*i)), dtype);
     if (dtype == DType::kBool) return IntImm(*i != 0, dtype);
-    switch (dtype) {  // two's-complement wrap, as a C cast does
-      case DType::kInt8:
-        return IntImm(static_cast<int8_t>(*i), dtype);
-      case DType::kUInt8:
-        return IntImm(static_cast<uint8_t>(*i), dtype);
-      case DType::kInt32:
-        return IntImm(static_cast<int32_t>(*i), dtype);
-      default:
-        return IntImm(*i, dtype);
-    }
+    return IntImm(WrapToDType(dtype, *i), dtype);  // two's-complement wrap, as a C cast
   }
   if (auto f = ConstFloat(value)) {
-    if (IsFloat(dtype)) return FloatImm(RoundToDType(*f, dtype), dtype);
+    if (IsFloat(dtype)) return FloatImm(RoundToDType(dtype, *f), dtype);
     if (dtype == DType::kBool) return std::isnan(*f) ? nullptr : IntImm(*f != 0, dtype);
     double t = std::trunc(*f);
     if (!std::isfinite(t)) return nullptr;

@@ -12,14 +12,10 @@ namespace tessera::tir::simplify_detail {
 /// int32/int64: the types affine normalisation applies to. int8/uint8 arithmetic wraps
 /// at widths where reassociation could change results, so those only get folding.
 bool IsIndexType(DType d);
-/// True when `v` is representable in integer (or bool) dtype `d`.
-bool FitsDType(int64_t v, DType d);
 /// The value of an IntImm, or nullopt.
 std::optional<int64_t> ConstInt(const PrimExpr& e);
 /// The value of a FloatImm, or nullopt.
 std::optional<double> ConstFloat(const PrimExpr& e);
-/// `v` rounded to what float dtype `dtype` can hold.
-double RoundToDType(double v, DType dtype);
 /// Structural equality of scalar expressions; variables and buffers compare by identity,
 /// float literals by bits.
 bool ExprEqual(const PrimExpr& a, const PrimExpr& b);

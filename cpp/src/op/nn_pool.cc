@@ -84,30 +84,6 @@ Type PoolRel(const std::vector<Type>& args, const Attrs& attrs, const std::vecto
   return MakeTensorType(out, data->dtype);
 }
 
-/// The most negative finite value of `dtype`: what TVM pads max pooling with.
-double LowestValue(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat64:
-      return std::numeric_limits<double>::lowest();
-    case DType::kFloat16:
-      return -65504.0;
-    case DType::kBFloat16:
-      return -3.3895313892515355e38;
-    case DType::kInt8:
-      return -128.0;
-    case DType::kInt32:
-      return static_cast<double>(std::numeric_limits<int32_t>::min());
-    case DType::kInt64:
-      return static_cast<double>(std::numeric_limits<int64_t>::min());
-    case DType::kUInt8:
-    case DType::kBool:
-      return 0.0;
-    case DType::kFloat32:
-      break;
-  }
-  return std::numeric_limits<float>::lowest();
-}
-
 /// Max or average pooling. Out-of-range taps (padding and the ceil_mode overhang) are
 /// skipped; the average divides by the in-range count, or with count_include_pad by
 /// the taps inside the explicitly padded extent.

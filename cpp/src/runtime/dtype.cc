@@ -1,6 +1,9 @@
 // Element data type names and sizes.
 #include "tessera/runtime/dtype.h"
 
+#include <limits>
+
+#include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -49,6 +52,74 @@ bool IsFloat(DType dtype) {
 bool IsInteger(DType dtype) {
   return dtype == DType::kInt8 || dtype == DType::kInt32 || dtype == DType::kInt64 ||
          dtype == DType::kUInt8;
+}
+
+int64_t WrapToDType(DType dtype, int64_t v) {
+  switch (dtype) {
+    case DType::kInt8:
+      return static_cast<int8_t>(v);
+    case DType::kInt32:
+      return static_cast<int32_t>(v);
+    case DType::kUInt8:
+      return static_cast<uint8_t>(v);
+    case DType::kBool:
+      return v != 0;
+    default:
+      return v;
+  }
+}
+
+double RoundToDType(DType dtype, double v) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return static_cast<float>(v);
+    case DType::kFloat16:
+      return HalfToFloat(FloatToHalf(static_cast<float>(v)));
+    case DType::kBFloat16:
+      return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(v)));
+    default:
+      return v;
+  }
+}
+
+bool FitsDType(DType dtype, int64_t v) {
+  switch (dtype) {
+    case DType::kInt8:
+      return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::kUInt8:
+      return v >= 0 && v <= UINT8_MAX;
+    case DType::kInt32:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::kInt64:
+      return true;
+    case DType::kBool:
+      return v == 0 || v == 1;
+    default:
+      return false;
+  }
+}
+
+double LowestValue(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat64:
+      return std::numeric_limits<double>::lowest();
+    case DType::kFloat16:
+      return -65504.0;
+    case DType::kBFloat16:
+      return -3.3895313892515355e38;
+    case DType::kInt8:
+      return -128.0;
+    case DType::kInt32:
+      return static_cast<double>(std::numeric_limits<int32_t>::min());
+    case DType::kInt64:
+      return static_cast<double>(std::numeric_limits<int64_t>::min());
+    case DType::kUInt8:
+    case DType::kBool:
+      return 0.0;
+    case DType::kFloat32:
+      break;
+  }
+  return std::numeric_limits<float>::lowest();
 }
 
 }  // namespace tessera

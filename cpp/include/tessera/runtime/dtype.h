@@ -34,4 +34,17 @@ bool IsFloat(DType dtype);
 /// True for the signed and unsigned integer types (not bool).
 bool IsInteger(DType dtype);
 
+// Value facts every evaluator (interpreter, constant folding, code generation) must agree on.
+
+/// `v` wrapped to the width of integer dtype `dtype` (two's complement, as a C cast and a
+/// store do); bool gives v != 0; other dtypes return `v` unchanged.
+int64_t WrapToDType(DType dtype, int64_t v);
+/// `v` rounded to the precision of float dtype `dtype` (to nearest even, as a store does);
+/// other dtypes return `v` unchanged.
+double RoundToDType(DType dtype, double v);
+/// Whether integer `v` is representable in int or bool dtype `dtype` (false for floats).
+bool FitsDType(DType dtype, int64_t v);
+/// The most negative finite value of `dtype` (what max pooling starts from).
+double LowestValue(DType dtype);
+
 }  // namespace tessera

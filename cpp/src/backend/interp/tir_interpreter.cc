@@ -58,36 +58,6 @@ Scalar Float(double v) {
   return {true, 0, v};
 }
 
-/// Wraps `v` to the width of integer (or bool) dtype `dtype`, as a store would.
-int64_t WrapInt(DType dtype, int64_t v) {
-  switch (dtype) {
-    case DType::kInt8:
-      return static_cast<int8_t>(v);
-    case DType::kInt32:
-      return static_cast<int32_t>(v);
-    case DType::kUInt8:
-      return static_cast<uint8_t>(v);
-    case DType::kBool:
-      return v != 0;
-    default:
-      return v;
-  }
-}
-
-/// Rounds `v` to the precision of float dtype `dtype`, as a store would.
-double RoundFloat(DType dtype, double v) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return static_cast<float>(v);
-    case DType::kFloat16:
-      return HalfToFloat(FloatToHalf(static_cast<float>(v)));
-    case DType::kBFloat16:
-      return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(v)));
-    default:
-      return v;
-  }
-}
-
 /// Float to integer conversion: truncation toward zero, saturating, NaN to 0 (the
 /// same rule as NDArray::SetFloat).
 int64_t TruncToInt(double v) {
@@ -98,9 +68,9 @@ int64_t TruncToInt(double v) {
 }
 
 Scalar CastTo(DType dtype, const Scalar& s) {
-  if (IsFloat(dtype)) return Float(RoundFloat(dtype, s.AsDouble()));
+  if (IsFloat(dtype)) return Float(RoundToDType(dtype, s.AsDouble()));
   if (dtype == DType::kBool) return Int(s.AsBool());
-  return Int(WrapInt(dtype, s.is_float ? TruncToInt(s.f) : s.i));
+  return Int(WrapToDType(dtype, s.is_float ? TruncToInt(s.f) : s.i));
 }
 
 int64_t WrapAdd(int64_t a, int64_t b) {
@@ -200,9 +170,9 @@ std::pair<const NDArray*, int64_t> PrimFuncRunner::Locate(const Buffer& buffer,
 Scalar PrimFuncRunner::Eval(const PrimExpr& e) {
   switch (e->type_index()) {
     case TypeIndex::kIntImm:
-      return Int(WrapInt(e->dtype, static_cast<const IntImmNode*>(e.get())->value));
+      return Int(WrapToDType(e->dtype, static_cast<const IntImmNode*>(e.get())->value));
     case TypeIndex::kFloatImm:
-      return Float(RoundFloat(e->dtype, static_cast<const FloatImmNode*>(e.get())->value));
+      return Float(RoundToDType(e->dtype, static_cast<const FloatImmNode*>(e.get())->value));
     case TypeIndex::kTirVar: {
       auto it = vars_.find(static_cast<const VarNode*>(e.get()));
       if (it == vars_.end())
@@ -285,27 +255,27 @@ Scalar PrimFuncRunner::EvalBinary(const BinaryNode* n) {
   DType out = n->dtype;
   switch (n->op) {
     case BinaryOp::kAdd:
-      return Int(WrapInt(out, WrapAdd(x, y)));
+      return Int(WrapToDType(out, WrapAdd(x, y)));
     case BinaryOp::kSub:
-      return Int(WrapInt(out, WrapSub(x, y)));
+      return Int(WrapToDType(out, WrapSub(x, y)));
     case BinaryOp::kMul:
-      return Int(WrapInt(out, WrapMul(x, y)));
+      return Int(WrapToDType(out, WrapMul(x, y)));
     case BinaryOp::kDiv:
       check_zero();
-      return Int(WrapInt(out, y == -1 ? WrapSub(0, x) : x / y));
+      return Int(WrapToDType(out, y == -1 ? WrapSub(0, x) : x / y));
     case BinaryOp::kFloorDiv: {
       check_zero();
-      if (y == -1) return Int(WrapInt(out, WrapSub(0, x)));
+      if (y == -1) return Int(WrapToDType(out, WrapSub(0, x)));
       int64_t q = x / y;
       if (x % y != 0 && ((x < 0) != (y < 0))) --q;
-      return Int(WrapInt(out, q));
+      return Int(WrapToDType(out, q));
     }
     case BinaryOp::kFloorMod: {
       check_zero();
       if (y == -1) return Int(0);
       int64_t r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) r += y;
-      return Int(WrapInt(out, r));
+      return Int(WrapToDType(out, r));
     }
     case BinaryOp::kMin:
       return Int(std::min(x, y));
@@ -342,7 +312,7 @@ Scalar PrimFuncRunner::EvalIntrinsic(const IntrinsicNode* n) {
   if (int_arg) {
     // Exact integer forms where they exist; otherwise compute in double and truncate.
     int64_t x = args[0].i;
-    if (name == "abs") return Int(WrapInt(n->dtype, x < 0 ? WrapSub(0, x) : x));
+    if (name == "abs") return Int(WrapToDType(n->dtype, x < 0 ? WrapSub(0, x) : x));
     if (name == "floor" || name == "ceil" || name == "round") return Int(x);
     if (name == "fmod") {
       int64_t y = args[1].i;

@@ -31,29 +31,6 @@ std::vector<int64_t> Padding4(const Attrs& attrs) {
   return p;
 }
 
-/// The most negative finite value of `dtype`: what max pooling starts from.
-double Lowest(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat64:
-      return std::numeric_limits<double>::lowest();
-    case DType::kFloat16:
-      return -65504.0;
-    case DType::kBFloat16:
-      return -3.3895313892515355e38;
-    case DType::kInt8:
-      return -128.0;
-    case DType::kInt32:
-      return static_cast<double>(std::numeric_limits<int32_t>::min());
-    case DType::kInt64:
-      return static_cast<double>(std::numeric_limits<int64_t>::min());
-    case DType::kUInt8:
-    case DType::kBool:
-      return 0.0;
-    default:
-      return std::numeric_limits<float>::lowest();
-  }
-}
-
 PrimExpr Min(const PrimExpr& a, const PrimExpr& b) {
   return MakeBinary(BinaryOp::kMin, a, b);
 }
@@ -130,7 +107,7 @@ ComputeRule Pool(bool is_max) {
     int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
     DType dt = x.dtype;
     const std::vector<int64_t>& out_shape = out.as<TensorTypeNode>()->shape;
-    PrimExpr init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+    PrimExpr init = is_max ? Const(LowestValue(dt), dt) : Const(0, dt);
     std::function<PrimExpr(const PrimExpr&, const Indices&)> finalize;
     if (!is_max)
       finalize = [=](const PrimExpr& acc, const Indices& i) {
@@ -221,7 +198,7 @@ TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const nn::Layout2D& 
   spec.shape = out_shape;
   spec.dtype = dt;
   spec.reduce_extents = {max_window(in_h, out_h), max_window(in_w, out_w)};
-  spec.init = is_max ? Const(Lowest(dt), dt) : Const(0, dt);
+  spec.init = is_max ? Const(LowestValue(dt), dt) : Const(0, dt);
   spec.update = [=](const PrimExpr& acc, const Indices& i, const Indices& r) {
     Indices xi = i;
     xi[L.h] = Simplify(lo(i[L.h], in_h, out_h) + r[0]);

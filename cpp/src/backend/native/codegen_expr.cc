@@ -18,21 +18,6 @@ using tir::PrimExpr;
 
 namespace {
 
-int64_t WrapInt(DType dtype, int64_t v) {
-  switch (dtype) {
-    case DType::kInt8:
-      return static_cast<int8_t>(v);
-    case DType::kInt32:
-      return static_cast<int32_t>(v);
-    case DType::kUInt8:
-      return static_cast<uint8_t>(v);
-    case DType::kBool:
-      return v != 0;
-    default:
-      return v;
-  }
-}
-
 /// An int64 literal that C reads back as exactly `v`.
 std::string Int64Literal(int64_t v) {
   if (v == INT64_MIN) return "INT64_MIN";
@@ -42,7 +27,7 @@ std::string Int64Literal(int64_t v) {
 }
 
 std::string IntLiteral(DType dtype, int64_t raw) {
-  int64_t v = WrapInt(dtype, raw);
+  int64_t v = WrapToDType(dtype, raw);
   switch (dtype) {
     case DType::kInt64:
       return v == INT64_MIN ? "INT64_MIN" : "INT64_C(" + std::to_string(v) + ")";
@@ -201,7 +186,7 @@ bool IndexArithmetic(const BinaryNode* n) {
     case BinaryOp::kFloorDiv:
     case BinaryOp::kFloorMod: {
       const auto* ib = n->b.as<tir::IntImmNode>();
-      int64_t bv = ib ? WrapInt(n->b->dtype, ib->value) : 0;
+      int64_t bv = ib ? WrapToDType(n->b->dtype, ib->value) : 0;
       return ib && bv != 0 && bv != -1;
     }
     default:
@@ -373,7 +358,7 @@ std::string KernelEmitter::BinaryValue(const BinaryNode* n, const std::string& a
   };
   const auto* divisor = n->b.as<tir::IntImmNode>();
   bool const_divisor =
-      divisor && WrapInt(operand, divisor->value) != 0 && WrapInt(operand, divisor->value) != -1;
+      divisor && WrapToDType(operand, divisor->value) != 0 && WrapToDType(operand, divisor->value) != -1;
   std::string args = "(int64_t)(" + a + "), (int64_t)(" + b + ")";
   switch (n->op) {
     case BinaryOp::kAdd:
@@ -443,7 +428,7 @@ std::string KernelEmitter::CastValue(DType to, DType from, const std::string& x)
 }
 
 std::string KernelEmitter::IndexCombine(const PrimExpr& e, const std::vector<std::string>& r) {
-  if (const auto* imm = e.as<tir::IntImmNode>()) return Int64Literal(WrapInt(e->dtype, imm->value));
+  if (const auto* imm = e.as<tir::IntImmNode>()) return Int64Literal(WrapToDType(e->dtype, imm->value));
   if (const auto* var = e.as<tir::VarNode>()) return VarName(var);
   if (const auto* cast = e.as<tir::CastNode>(); cast && IndexCastIsExact(cast)) return r[0];
   const auto* n = e.as<BinaryNode>();
@@ -451,16 +436,16 @@ std::string KernelEmitter::IndexCombine(const PrimExpr& e, const std::vector<std
   const std::string &a = r[0], &b = r[1];
   const auto* ia = n->a.as<tir::IntImmNode>();
   const auto* ib = n->b.as<tir::IntImmNode>();
-  int64_t bv = ib ? WrapInt(n->b->dtype, ib->value) : 0;
+  int64_t bv = ib ? WrapToDType(n->b->dtype, ib->value) : 0;
   switch (n->op) {
     case BinaryOp::kAdd:
     case BinaryOp::kSub:
     case BinaryOp::kMul: {
       if (ia && ib) {  // fold: two C int literals could overflow int
-        uint64_t x = static_cast<uint64_t>(WrapInt(n->a->dtype, ia->value)),
+        uint64_t x = static_cast<uint64_t>(WrapToDType(n->a->dtype, ia->value)),
                  y = static_cast<uint64_t>(bv);
         uint64_t v = n->op == BinaryOp::kAdd ? x + y : n->op == BinaryOp::kSub ? x - y : x * y;
-        return Int64Literal(WrapInt(n->dtype, static_cast<int64_t>(v)));
+        return Int64Literal(WrapToDType(n->dtype, static_cast<int64_t>(v)));
       }
       const char* op = n->op == BinaryOp::kAdd ? " + " : n->op == BinaryOp::kSub ? " - " : " * ";
       // An int64 operand first keeps the whole expression in int64.
@@ -505,7 +490,7 @@ std::string KernelEmitter::JoinOffset(const tir::BufferNode* buffer,
     const auto* imm = indices[d].as<tir::IntImmNode>();
     if (imm && imm->value == 0) {
     } else if (imm) {
-      terms[d] = Int64Literal(WrapInt(indices[d]->dtype, imm->value) * stride);
+      terms[d] = Int64Literal(WrapToDType(indices[d]->dtype, imm->value) * stride);
     } else {
       const std::string& idx = index_forms[--next_form];
       terms[d] = stride == 1 ? idx : idx + " * " + Int64Literal(stride);
