@@ -2,7 +2,6 @@
 // its latency (median / p90 over timed runs after warm-up) and per-kernel profile.
 #include <cstdio>
 #include <fstream>
-#include <random>
 
 #include "cli.h"
 #include "tessera/backend/build.h"
@@ -24,9 +23,9 @@ static const char* kBenchHelp =
     "  --threads N       threads of the executor (default: the target's, 0 = all cores)\n"
     "  --warmup W        untimed runs first (default 3)\n"
     "  --repeat R        timed runs (default 20)\n"
-    "  --input NAME=PATH an input from a .npy file; inputs not given are seeded random\n"
+    "  --input NAME=PATH an input from a .npy file; inputs not given are seeded random:\n"
+    "                    uniform in [-1, 1] (floats) or zeros (integers)\n"
     "  --shape NAME=D1,... static shape of ONNX input NAME (symbolic dimensions)\n"
-    "                    normal values (floats) or zeros (integers)\n"
     "  --no-profile      skip the per-kernel profile\n"
     "%s";
 
@@ -89,17 +88,7 @@ int RunBench(const std::vector<std::string>& raw_args) {
       TS_THROW(kValue) << "--input expects NAME=FILE.npy, got '" << spec << "'";
     inputs[spec.substr(0, eq)] = ReadNpy(spec.substr(eq + 1));
   }
-  std::mt19937 rng(0);
-  std::normal_distribution<double> normal;
-  for (const runtime::Slot& s : exe->slots()) {
-    if (s.kind != runtime::SlotKind::kInput) continue;
-    const std::string& name = exe->input_names()[s.index];
-    if (inputs.count(name)) continue;
-    NDArray a = NDArray::Zeros(s.shape, s.dtype);
-    if (IsFloat(s.dtype))
-      for (int64_t i = 0; i < a.NumElements(); ++i) a.SetFloat(i, normal(rng));
-    inputs[name] = a;
-  }
+  for (auto& [name, value] : runtime::RandomInputs(*exe)) inputs.emplace(name, value);
 
   runtime::Executor executor(exe, options);
   Progress("benchmarking: " + std::to_string(warmup) + " warm-up + " + std::to_string(repeat) +
