@@ -253,6 +253,29 @@ TsStatus TsExecutableGetInputNames(TsExecutable executable, TsStringCallback cal
   });
 }
 
+TsStatus TsExecutableGetNumInputs(TsExecutable executable, size_t* num_inputs) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(num_inputs);
+  return Guard([&] { *num_inputs = executable->exe->input_names().size(); });
+}
+
+TsStatus TsExecutableGetInputType(TsExecutable executable, size_t index, const int64_t** shape,
+                                  int32_t* ndim, TsDType* dtype) {
+  TS_REQUIRE(executable);
+  return Guard([&] {
+    size_t n = executable->exe->input_names().size();
+    if (index >= n)
+      TS_THROW(kValue) << "TsExecutableGetInputType: input " << index << " of " << n;
+    for (const tessera::runtime::Slot& s : executable->exe->slots()) {
+      if (s.kind != tessera::runtime::SlotKind::kInput || s.index != static_cast<int>(index))
+        continue;
+      if (shape) *shape = s.shape.data();
+      if (ndim) *ndim = static_cast<int32_t>(s.shape.size());
+      if (dtype) *dtype = DTypeToC(s.dtype);
+    }
+  });
+}
+
 TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads) {
   TS_REQUIRE(executable);
   TS_REQUIRE(num_threads);

@@ -22,6 +22,18 @@ static void RunOne(const char* dir, const char* name, TsNDArray* inputs) {
   TsExecutable exe = NULL;
   CHECK(TsExecutableLoad(path, 1, &exe) == TS_OK);
   if (!exe) return;
+  /* The inputs' types, as a generic deployment tool reads them. */
+  size_t num_inputs = 0;
+  CHECK(TsExecutableGetNumInputs(exe, &num_inputs) == TS_OK && num_inputs == kFixtureInputs);
+  for (size_t k = 0; k < num_inputs; ++k) {
+    const int64_t* shape = NULL;
+    int32_t ndim = -1;
+    TsDType dtype = {0, 0, 0};
+    CHECK(TsExecutableGetInputType(exe, k, &shape, &ndim, &dtype) == TS_OK);
+    CHECK(ndim == kFixtureRanks[k] && dtype.code == 2 && dtype.bits == 32);
+    for (int32_t d = 0; shape && d < ndim; ++d) CHECK(shape[d] == kFixtureShapes[k][d]);
+  }
+  CHECK(TsExecutableGetInputType(exe, num_inputs, NULL, NULL, NULL) == TS_ERROR_VALUE);
   TsNDArray out = NULL;
   size_t num_out = 0;
   CHECK(TsExecutableRun(exe, kFixtureNames, inputs, kFixtureInputs, &out, 1, &num_out) == TS_OK);

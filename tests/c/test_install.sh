@@ -21,4 +21,16 @@ PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" cc "$SOURCE_DIR/examples/c/embed.c" -o "
   $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs tessera)
 "$PREFIX/embed_pc" | grep -q "^native y = \[1, 4, 9, 16\]"
 "$PREFIX/bin/tessera" --help >/dev/null
-echo "installed package: find_package and pkg-config builds run"
+# The runtime alone: a program the installed CLI compiled runs from a program linked only
+# against libtessera_runtime (find_package's Tessera::runtime and pkg-config's tessera-runtime).
+printf 'def @main(%%x: Tensor[(2, 3), float32]) {\n  nn.relu(add(%%x, %%x))\n}\n' >"$PREFIX/m.txt"
+"$PREFIX/bin/tessera" compile "$PREFIX/m.txt" -o "$PREFIX/m.tsx" --target "native -num_threads=1" >/dev/null
+"$PREFIX/example-build/run_saved" "$PREFIX/m.tsx" | grep -q "^output 0: rank 2, first value 2;"
+PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" cc "$SOURCE_DIR/examples/c/run_saved.c" -o "$PREFIX/run_pc" $EXTRA_FLAGS \
+  $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs tessera-runtime)
+"$PREFIX/run_pc" "$PREFIX/m.tsx" | grep -q "^output 0: rank 2, first value 2;"
+if ldd "$PREFIX/run_pc" | grep -qE 'libtessera(_c)?\.so'; then
+  echo "run_saved links the compiler" >&2
+  exit 1
+fi
+echo "installed package: find_package and pkg-config builds run (compiler and runtime alone)"

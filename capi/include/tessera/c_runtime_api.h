@@ -88,6 +88,13 @@ TS_CAPI_EXPORT TsStatus TsExecutableLoad(const char* path, int num_threads, TsEx
 /** Calls `callback` once per input (parameter) name of @main, in order. */
 TS_CAPI_EXPORT TsStatus TsExecutableGetInputNames(TsExecutable executable,
                                                   TsStringCallback callback, void* user_data);
+/** The number of inputs (parameters) of @main. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetNumInputs(TsExecutable executable, size_t* num_inputs);
+/** The shape (valid while the executable lives), rank and dtype input `index` must have;
+ *  any out pointer may be NULL. An index out of range fails with TS_ERROR_VALUE. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetInputType(TsExecutable executable, size_t index,
+                                                 const int64_t** shape, int32_t* ndim,
+                                                 TsDType* dtype);
 /** The number of threads of the executable's executor (the resolved count: 0 = all
  *  cores becomes the core count). */
 TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads);
