@@ -1,6 +1,7 @@
-"""Builds the tessera._core extension with the project's CMake build and packages it.
+"""Builds the tessera._runtime and tessera._core extensions with the project's CMake build
+and packages them.
 
-The extension and libtessera.so are built in $TESSERA_PIP_BUILD_DIR (default
+The extensions, libtessera_runtime.so and libtessera.so are built in $TESSERA_PIP_BUILD_DIR (default
 <repo>/build-pip) with an $ORIGIN rpath and copied next to the package's Python files,
 so the installed package is self-contained. Extra CMake arguments can be passed in
 $TESSERA_CMAKE_ARGS. Everything is local: `pip install --no-build-isolation .` works offline.
@@ -36,21 +37,24 @@ class CMakeBuild(build_ext):
                      *shlex.split(os.environ.get("TESSERA_CMAKE_ARGS", ""))]
         subprocess.check_call(configure)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
-        subprocess.check_call(["cmake", "--build", str(BUILD_DIR), "--target", "_core",
+        module = ext.name.rsplit(".", 1)[-1]  # the CMake target: _runtime or _core
+        subprocess.check_call(["cmake", "--build", str(BUILD_DIR), "--target", module,
                                "--parallel", jobs])
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
-        built = sorted((BUILD_DIR / "python" / "tessera").glob("_core*.so"))
+        built = sorted((BUILD_DIR / "python" / "tessera").glob(f"{module}*.so"))
         if not built:
-            raise RuntimeError(f"CMake did not produce tessera/_core*.so in {BUILD_DIR}")
+            raise RuntimeError(f"CMake did not produce tessera/{module}*.so in {BUILD_DIR}")
         shutil.copy2(built[0], target)
-        # The extension finds libtessera.so next to itself ($ORIGIN rpath).
-        shutil.copy2((BUILD_DIR / "libtessera.so").resolve(), target.parent / "libtessera.so")
+        # The extensions find the libraries next to themselves ($ORIGIN rpath).
+        libraries = ["libtessera_runtime.so"] + (["libtessera.so"] if module == "_core" else [])
+        for lib in libraries:
+            shutil.copy2((BUILD_DIR / lib).resolve(), target.parent / lib)
 
 
 (BUILD_DIR / "egg-info").mkdir(parents=True, exist_ok=True)
 setup(
-    ext_modules=[CMakeExtension("tessera._core")],
+    ext_modules=[CMakeExtension("tessera._runtime"), CMakeExtension("tessera._core")],
     cmdclass={"build_ext": CMakeBuild},
     # Keep setuptools' scratch files out of the source tree and the CMake build dirs.
     options={"build": {"build_base": str(BUILD_DIR / "setuptools")},
