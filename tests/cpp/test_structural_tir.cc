@@ -1,8 +1,11 @@
-// Structural equality, hashing and difference reports on tensor IR and PrimFuncs.
+// Structural equality, hashing and difference reports on tensor IR and PrimFuncs, and
+// the operand access of scalar expressions (PrimExprChildren, WithChildren, VisitPrimExpr).
 #include <gtest/gtest.h>
 
-#include "tessera/ir/structural_equal.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/printer.h"
+#include "tessera/ir/structural_equal.h"
+#include "test_util.h"
 
 namespace tessera {
 namespace {
@@ -176,6 +179,102 @@ TEST(StructuralTir, CallTirModules) {
   IRModule swapped = module("a", 8).WithFunction("kernel", MakeFunction({}, MakeTuple({})));
   EXPECT_NE(StructuralDiff(module("a", 8), swapped)->find("expression kind primfunc vs function"),
             std::string::npos);
+}
+
+// ---- Operands of scalar expressions -----------------------------------------------
+
+/// True when `got` holds exactly the nodes `want`, in order.
+bool SameNodes(const std::vector<PrimExpr>& got, const std::vector<PrimExpr>& want) {
+  if (got.size() != want.size()) return false;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!got[i].same_as(want[i])) return false;
+  return true;
+}
+
+TEST(TirOperands, ChildrenOfEveryKind) {
+  tir::Var i = tir::MakeVar("i"), j = tir::MakeVar("j");
+  Buffer a = MakeBuffer("A", {4, 4});
+  PrimExpr x = MakeLoad(a, {i, j});
+  PrimExpr y = FloatImm(2);
+  PrimExpr cond = MakeBinary(BinaryOp::kLT, i, j);
+  EXPECT_TRUE(SameNodes(PrimExprChildren(MakeBinary(BinaryOp::kMul, x, y)), {x, y}));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(MakeNot(cond)), {cond}));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(MakeSelect(cond, x, y)), {cond, x, y}));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(MakeCast(DType::kFloat32, i)), {i}));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(x), {i, j}));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(MakeIntrinsic("pow", {x, y})), {x, y}));
+  EXPECT_TRUE(PrimExprChildren(i).empty());
+  EXPECT_TRUE(PrimExprChildren(IntImm(3)).empty());
+  EXPECT_TRUE(PrimExprChildren(y).empty());
+}
+
+TEST(TirOperands, WithChildrenRebuildsOrKeepsTheNode) {
+  tir::Var i = tir::MakeVar("i"), j = tir::MakeVar("j");
+  Buffer a = MakeBuffer("A", {4, 4});
+  PrimExpr x = MakeLoad(a, {i, j});
+  PrimExpr y = FloatImm(2);
+  PrimExpr cond = MakeBinary(BinaryOp::kLT, i, j);
+  for (PrimExpr e : {MakeBinary(BinaryOp::kMul, x, y), MakeNot(cond), MakeSelect(cond, x, y),
+                     MakeCast(DType::kFloat32, i), x, MakeIntrinsic("exp", {x}), PrimExpr(i), y})
+    EXPECT_TRUE(WithChildren(e, PrimExprChildren(e)).same_as(e)) << PrintPrimExpr(e);
+
+  // The operator, cast dtype, buffer and intrinsic name stay; the dtype is derived.
+  PrimExpr ge = WithChildren(cond, {j, IntImm(0)});
+  ASSERT_NE(ge.as<BinaryNode>(), nullptr);
+  EXPECT_EQ(ge.as<BinaryNode>()->op, BinaryOp::kLT);
+  EXPECT_EQ(ge->dtype, DType::kBool);
+  EXPECT_TRUE(PrimExprChildren(ge)[0].same_as(j));
+  PrimExpr sel = WithChildren(MakeSelect(cond, x, y), {MakeNot(cond), y, x});
+  EXPECT_TRUE(StructuralEqual(sel, MakeSelect(MakeNot(cond), y, x)));
+  PrimExpr cast = WithChildren(MakeCast(DType::kFloat64, i), {j});
+  EXPECT_EQ(cast->dtype, DType::kFloat64);
+  EXPECT_TRUE(cast.as<CastNode>()->value.same_as(j));
+  PrimExpr load = WithChildren(x, {j, i});
+  EXPECT_TRUE(load.as<BufferLoadNode>()->buffer.same_as(a));
+  EXPECT_TRUE(SameNodes(PrimExprChildren(load), {j, i}));
+  PrimExpr call = WithChildren(MakeIntrinsic("abs", {y}), {IntImm(-3)});
+  EXPECT_EQ(call.as<IntrinsicNode>()->name, "abs");
+  EXPECT_EQ(call->dtype, DType::kInt32);  // follows the new argument, as MakeIntrinsic does
+
+  using testing::ExpectError;
+  PrimExpr exp = MakeIntrinsic("exp", {x}), sum = i + j;
+  ExpectError(
+      [&] {
+        WithChildren(exp, {x, y});
+      },
+      ErrorKind::kValue,
+      "cannot rebuild a scalar expression (intrinsic 'exp') from 2 operand(s); it has 1");
+  ExpectError([&] { WithChildren(i, {j}); }, ErrorKind::kValue,
+              "(variable) from 1 operand(s); it has 0");
+  ExpectError([&] { WithChildren(MakeNot(cond), {PrimExpr()}); }, ErrorKind::kValue,
+              "operand 0 of a scalar expression (not) is null");
+  ExpectError([&] { WithChildren(sum, {i, y}); }, ErrorKind::kType, "different dtypes");
+}
+
+TEST(TirOperands, VisitIsPreOrderIterativeAndStops) {
+  tir::Var i = tir::MakeVar("i");
+  Buffer a = MakeBuffer("A", {4});
+  PrimExpr e = MakeSelect(MakeBinary(BinaryOp::kLT, i, IntImm(2)),
+                          MakeIntrinsic("exp", {MakeLoad(a, {i})}), MakeCast(DType::kFloat32, i));
+  std::vector<std::string> order;
+  EXPECT_TRUE(VisitPrimExpr(e, [&](const PrimExprNode* n) {
+    order.push_back(PrintPrimExpr(PrimExpr(n)));
+    return true;
+  }));
+  EXPECT_EQ(order, (std::vector<std::string>{PrintPrimExpr(e), "%i < 2", "%i", "2", "exp(%A[%i])",
+                                             "%A[%i]", "%i", "float32(%i)", "%i"}));
+
+  size_t seen = 0;
+  EXPECT_FALSE(VisitPrimExpr(e, [&](const PrimExprNode*) { return ++seen < 3; }));
+  EXPECT_EQ(seen, 3u);
+  EXPECT_TRUE(VisitPrimExpr(PrimExpr(), [](const PrimExprNode*) { return false; }));
+
+  // A deep chain is walked without recursion.
+  PrimExpr deep = i;
+  for (int k = 0; k < 200000; ++k) deep = MakeBinary(BinaryOp::kAdd, deep, IntImm(1));
+  seen = 0;
+  EXPECT_TRUE(VisitPrimExpr(deep, [&](const PrimExprNode*) { return ++seen > 0; }));
+  EXPECT_EQ(seen, 400001u);
 }
 
 }  // namespace

@@ -122,6 +122,13 @@ class Writer {
         for (const auto& r : br.region) add_range(r);
       }
     };
+    if (IsInstance<PrimExprNode>(obj)) {
+      // A load's buffer, then the operands.
+      if (IsInstance<BufferLoadNode>(obj)) add(static_cast<const BufferLoadNode*>(obj)->buffer);
+      for (const auto& c : PrimExprChildren(PrimExpr(static_cast<const PrimExprNode*>(obj))))
+        add(c);
+      return out;
+    }
     switch (obj->type_index()) {
       case TypeIndex::kCall: {
         auto* n = static_cast<const CallNode*>(obj);
@@ -154,34 +161,6 @@ class Writer {
         add(n->body);
         break;
       }
-      case TypeIndex::kBinary: {
-        auto* n = static_cast<const BinaryNode*>(obj);
-        add(n->a);
-        add(n->b);
-        break;
-      }
-      case TypeIndex::kNot:
-        add(static_cast<const NotNode*>(obj)->a);
-        break;
-      case TypeIndex::kSelect: {
-        auto* n = static_cast<const SelectNode*>(obj);
-        add(n->cond);
-        add(n->true_value);
-        add(n->false_value);
-        break;
-      }
-      case TypeIndex::kCast:
-        add(static_cast<const CastNode*>(obj)->value);
-        break;
-      case TypeIndex::kBufferLoad: {
-        auto* n = static_cast<const BufferLoadNode*>(obj);
-        add(n->buffer);
-        for (const auto& i : n->indices) add(i);
-        break;
-      }
-      case TypeIndex::kIntrinsic:
-        for (const auto& a : static_cast<const IntrinsicNode*>(obj)->args) add(a);
-        break;
       case TypeIndex::kFor: {
         auto* n = static_cast<const ForNode*>(obj);
         add(n->loop_var);

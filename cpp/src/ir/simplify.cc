@@ -278,48 +278,20 @@ std::vector<PrimExpr> SimpAll(const std::vector<PrimExpr>& in, bool* changed) {
 }
 
 PrimExpr Simp(const PrimExpr& e) {
-  switch (e->type_index()) {
-    case TypeIndex::kBinary: {
-      auto* n = e.as<BinaryNode>();
-      return SimplifyBinary(e, n->op, Simp(n->a), Simp(n->b));
-    }
-    case TypeIndex::kNot: {
-      auto* n = e.as<NotNode>();
-      PrimExpr a = Simp(n->a);
-      if (auto c = ConstInt(a)) return IntImm(*c == 0, DType::kBool);
-      if (auto* inner = a.as<NotNode>()) return inner->a;
-      return a.same_as(n->a) ? e : MakeNot(a);
-    }
-    case TypeIndex::kSelect: {
-      auto* n = e.as<SelectNode>();
-      PrimExpr c = Simp(n->cond), t = Simp(n->true_value), f = Simp(n->false_value);
-      if (auto v = ConstInt(c)) return *v ? t : f;
-      if (ExprEqual(t, f)) return t;
-      if (c.same_as(n->cond) && t.same_as(n->true_value) && f.same_as(n->false_value)) return e;
-      return MakeSelect(c, t, f);
-    }
-    case TypeIndex::kCast: {
-      auto* n = e.as<CastNode>();
-      PrimExpr v = Simp(n->value);
-      if (v->dtype == n->dtype) return v;
-      if (PrimExpr folded = FoldCast(n->dtype, v)) return folded;
-      return v.same_as(n->value) ? e : MakeCast(n->dtype, v);
-    }
-    case TypeIndex::kBufferLoad: {
-      auto* n = e.as<BufferLoadNode>();
-      bool changed = false;
-      auto indices = SimpAll(n->indices, &changed);
-      return changed ? MakeLoad(n->buffer, std::move(indices)) : e;
-    }
-    case TypeIndex::kIntrinsic: {
-      auto* n = e.as<IntrinsicNode>();
-      bool changed = false;
-      auto args = SimpAll(n->args, &changed);
-      return changed ? MakeIntrinsic(n->name, std::move(args)) : e;
-    }
-    default:
-      return e;  // literals and variables
+  std::vector<PrimExpr> c = PrimExprChildren(e);  // none for literals and variables
+  for (PrimExpr& x : c) x = Simp(x);
+  if (auto* n = e.as<BinaryNode>()) return SimplifyBinary(e, n->op, c[0], c[1]);
+  if (e.as<NotNode>()) {
+    if (auto v = ConstInt(c[0])) return IntImm(*v == 0, DType::kBool);
+    if (auto* inner = c[0].as<NotNode>()) return inner->a;
+  } else if (e.as<SelectNode>()) {
+    if (auto v = ConstInt(c[0])) return *v ? c[1] : c[2];
+    if (ExprEqual(c[1], c[2])) return c[1];
+  } else if (auto* n = e.as<CastNode>()) {
+    if (c[0]->dtype == n->dtype) return c[0];
+    if (PrimExpr folded = FoldCast(n->dtype, c[0])) return folded;
   }
+  return WithChildren(e, c);  // `e` itself when no operand changed
 }
 
 Range SimpRange(const Range& r, bool* changed) {

@@ -28,6 +28,7 @@ std::optional<double> ConstFloat(const PrimExpr& e) {
 bool ExprEqual(const PrimExpr& a, const PrimExpr& b) {
   if (a.same_as(b)) return true;
   if (!a || !b || a->type_index() != b->type_index() || a->dtype != b->dtype) return false;
+  // What a node holds besides its operands.
   switch (a->type_index()) {
     case TypeIndex::kIntImm:
       return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
@@ -38,36 +39,23 @@ bool ExprEqual(const PrimExpr& a, const PrimExpr& b) {
     }
     case TypeIndex::kTirVar:
       return false;  // distinct nodes are distinct variables
-    case TypeIndex::kBinary: {
-      auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-      return x->op == y->op && ExprEqual(x->a, y->a) && ExprEqual(x->b, y->b);
-    }
-    case TypeIndex::kNot:
-      return ExprEqual(a.as<NotNode>()->a, b.as<NotNode>()->a);
-    case TypeIndex::kSelect: {
-      auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-      return ExprEqual(x->cond, y->cond) && ExprEqual(x->true_value, y->true_value) &&
-             ExprEqual(x->false_value, y->false_value);
-    }
-    case TypeIndex::kCast:
-      return ExprEqual(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case TypeIndex::kBufferLoad: {
-      auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
-      if (!x->buffer.same_as(y->buffer) || x->indices.size() != y->indices.size()) return false;
-      for (size_t i = 0; i < x->indices.size(); ++i)
-        if (!ExprEqual(x->indices[i], y->indices[i])) return false;
-      return true;
-    }
-    case TypeIndex::kIntrinsic: {
-      auto *x = a.as<IntrinsicNode>(), *y = b.as<IntrinsicNode>();
-      if (x->name != y->name || x->args.size() != y->args.size()) return false;
-      for (size_t i = 0; i < x->args.size(); ++i)
-        if (!ExprEqual(x->args[i], y->args[i])) return false;
-      return true;
-    }
+    case TypeIndex::kBinary:
+      if (a.as<BinaryNode>()->op != b.as<BinaryNode>()->op) return false;
+      break;
+    case TypeIndex::kBufferLoad:
+      if (!a.as<BufferLoadNode>()->buffer.same_as(b.as<BufferLoadNode>()->buffer)) return false;
+      break;
+    case TypeIndex::kIntrinsic:
+      if (a.as<IntrinsicNode>()->name != b.as<IntrinsicNode>()->name) return false;
+      break;
     default:
-      return false;
+      break;  // not, select and cast hold only their operands (and dtype)
   }
+  std::vector<PrimExpr> x = PrimExprChildren(a), y = PrimExprChildren(b);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!ExprEqual(x[i], y[i])) return false;
+  return true;
 }
 
 int64_t FloorDivInt(int64_t a, int64_t b) {

@@ -117,30 +117,17 @@ bool EqualChecker::PrimEq(const tir::PrimExpr& a, const tir::PrimExpr& b) {
     return std::memcmp(&x->value, &y, sizeof(double)) == 0;
   }
   if (auto* x = a.as<tir::VarNode>()) return UseTirVar(x, b.as<tir::VarNode>());
-  if (auto* x = a.as<BinaryNode>()) {
-    auto* y = b.as<BinaryNode>();
-    return x->op == y->op && PrimEq(x->a, y->a) && PrimEq(x->b, y->b);
-  }
-  if (auto* x = a.as<NotNode>()) return PrimEq(x->a, b.as<NotNode>()->a);
-  if (auto* x = a.as<SelectNode>()) {
-    auto* y = b.as<SelectNode>();
-    return PrimEq(x->cond, y->cond) && PrimEq(x->true_value, y->true_value) &&
-           PrimEq(x->false_value, y->false_value);
-  }
-  if (auto* x = a.as<CastNode>()) return PrimEq(x->value, b.as<CastNode>()->value);
-  auto all = [&](const std::vector<PrimExpr>& p, const std::vector<PrimExpr>& q) {
-    if (p.size() != q.size()) return false;
-    for (size_t i = 0; i < p.size(); ++i)
-      if (!PrimEq(p[i], q[i])) return false;
-    return true;
-  };
-  if (auto* x = a.as<BufferLoadNode>()) {
-    auto* y = b.as<BufferLoadNode>();
-    return UseBuffer(x->buffer, y->buffer, "loaded") && all(x->indices, y->indices);
-  }
-  auto* x = a.as<IntrinsicNode>();
-  auto* y = b.as<IntrinsicNode>();
-  return x->name == y->name && all(x->args, y->args);
+  // What a node holds besides its operands, then the operands in order.
+  if (auto* x = a.as<BinaryNode>(); x && x->op != b.as<BinaryNode>()->op) return false;
+  if (auto* x = a.as<BufferLoadNode>();
+      x && !UseBuffer(x->buffer, b.as<BufferLoadNode>()->buffer, "loaded"))
+    return false;
+  if (auto* x = a.as<IntrinsicNode>(); x && x->name != b.as<IntrinsicNode>()->name) return false;
+  std::vector<PrimExpr> p = PrimExprChildren(a), q = PrimExprChildren(b);
+  if (p.size() != q.size()) return false;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!PrimEq(p[i], q[i])) return false;
+  return true;
 }
 
 bool EqualChecker::EqualPrim(const tir::PrimExpr& a, const tir::PrimExpr& b, const char* what) {

@@ -172,25 +172,22 @@ size_t Hasher::HashPrim(const tir::PrimExpr& e) {
     return HashCombine(h, std::hash<uint64_t>()(bits));
   }
   if (auto* x = e.as<tir::VarNode>()) return HashCombine(h, Use(x));
-  if (auto* x = e.as<BinaryNode>())
-    return HashCombine(HashCombine(HashCombine(h, static_cast<size_t>(x->op)), HashPrim(x->a)),
-                       HashPrim(x->b));
-  if (auto* x = e.as<NotNode>()) return HashCombine(h, HashPrim(x->a));
-  if (auto* x = e.as<SelectNode>())
-    return HashCombine(HashCombine(HashCombine(h, HashPrim(x->cond)), HashPrim(x->true_value)),
-                       HashPrim(x->false_value));
-  if (auto* x = e.as<CastNode>()) return HashCombine(h, HashPrim(x->value));
-  const std::vector<PrimExpr>* args;
-  if (auto* x = e.as<BufferLoadNode>()) {
+  // What a node holds besides its operands, then the operands in order (a load's and an
+  // intrinsic's preceded by their count).
+  bool counted = true;
+  if (auto* x = e.as<BinaryNode>()) {
+    h = HashCombine(h, static_cast<size_t>(x->op));
+    counted = false;
+  } else if (auto* x = e.as<BufferLoadNode>()) {
     h = HashCombine(h, BufferHash(x->buffer));
-    args = &x->indices;
+  } else if (auto* x = e.as<IntrinsicNode>()) {
+    h = HashCombine(h, HashString(x->name));
   } else {
-    auto* in = e.as<IntrinsicNode>();
-    h = HashCombine(h, HashString(in->name));
-    args = &in->args;
+    counted = false;  // not, select, cast: a fixed number of operands
   }
-  h = HashCombine(h, args->size());
-  for (const PrimExpr& a : *args) h = HashCombine(h, HashPrim(a));
+  std::vector<PrimExpr> operands = PrimExprChildren(e);
+  if (counted) h = HashCombine(h, operands.size());
+  for (const PrimExpr& x : operands) h = HashCombine(h, HashPrim(x));
   return h;
 }
 

@@ -1,5 +1,8 @@
-// Tensor-level IR builders, with the dtype checks that keep PrimFuncs well formed.
+// Tensor-level IR builders, with the dtype checks that keep PrimFuncs well formed, and
+// the operand access (children, rebuild, pre-order visit) of scalar expressions.
 #include "tessera/ir/tir.h"
+
+#include <algorithm>
 
 #include "tessera/support/error.h"
 
@@ -209,6 +212,125 @@ PrimFunc MakePrimFunc(std::vector<Buffer> params, int num_outputs, Stmt body, At
                      << " outputs";
   return MakeNode<const PrimFuncNode>(std::move(params), num_outputs, std::move(body),
                                       std::move(attrs));
+}
+
+// ---- Operands ----------------------------------------------------------------------
+
+namespace {
+
+/// Calls `fn(operand)` for each operand of `e` in evaluation order: the one switch over
+/// the kinds of scalar expression that the children functions below share.
+template <typename Fn>
+void ForEachOperand(const PrimExprNode* e, Fn&& fn) {
+  switch (e->type_index()) {
+    case TypeIndex::kBinary: {
+      auto* n = static_cast<const BinaryNode*>(e);
+      fn(n->a);
+      fn(n->b);
+      return;
+    }
+    case TypeIndex::kNot:
+      fn(static_cast<const NotNode*>(e)->a);
+      return;
+    case TypeIndex::kSelect: {
+      auto* n = static_cast<const SelectNode*>(e);
+      fn(n->cond);
+      fn(n->true_value);
+      fn(n->false_value);
+      return;
+    }
+    case TypeIndex::kCast:
+      fn(static_cast<const CastNode*>(e)->value);
+      return;
+    case TypeIndex::kBufferLoad:
+      for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e)->indices) fn(i);
+      return;
+    case TypeIndex::kIntrinsic:
+      for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args) fn(a);
+      return;
+    default:
+      return;  // literals and variables
+  }
+}
+
+/// "binary '+'", "cast", ... for messages about rebuilding `e`.
+std::string KindName(const PrimExprNode* e) {
+  switch (e->type_index()) {
+    case TypeIndex::kBinary:
+      return std::string("binary '") + BinaryOpName(static_cast<const BinaryNode*>(e)->op) + "'";
+    case TypeIndex::kNot:
+      return "not";
+    case TypeIndex::kSelect:
+      return "select";
+    case TypeIndex::kCast:
+      return "cast";
+    case TypeIndex::kBufferLoad:
+      return "load";
+    case TypeIndex::kIntrinsic:
+      return "intrinsic '" + static_cast<const IntrinsicNode*>(e)->name + "'";
+    case TypeIndex::kTirVar:
+      return "variable";
+    default:
+      return "literal";
+  }
+}
+
+}  // namespace
+
+std::vector<PrimExpr> PrimExprChildren(const PrimExpr& expr) {
+  TS_ICHECK(expr.defined()) << "children of a null scalar expression";
+  std::vector<PrimExpr> out;
+  ForEachOperand(expr.get(), [&](const PrimExpr& c) { out.push_back(c); });
+  return out;
+}
+
+PrimExpr WithChildren(const PrimExpr& expr, const std::vector<PrimExpr>& children) {
+  TS_ICHECK(expr.defined()) << "rebuilding a null scalar expression";
+  size_t count = 0;
+  bool same = true;
+  ForEachOperand(expr.get(), [&](const PrimExpr& c) {
+    same = same && count < children.size() && c.same_as(children[count]);
+    ++count;
+  });
+  if (children.size() != count)
+    TS_THROW(kValue) << "cannot rebuild a scalar expression (" << KindName(expr.get()) << ") from "
+                     << children.size() << " operand(s); it has " << count;
+  if (same) return expr;
+  for (size_t i = 0; i < children.size(); ++i)
+    if (!children[i])
+      TS_THROW(kValue) << "operand " << i << " of a scalar expression (" << KindName(expr.get())
+                       << ") is null";
+  switch (expr->type_index()) {
+    case TypeIndex::kBinary:
+      return MakeBinary(expr.as<BinaryNode>()->op, children[0], children[1]);
+    case TypeIndex::kNot:
+      return MakeNot(children[0]);
+    case TypeIndex::kSelect:
+      return MakeSelect(children[0], children[1], children[2]);
+    case TypeIndex::kCast:
+      return MakeCast(expr->dtype, children[0]);
+    case TypeIndex::kBufferLoad:
+      return MakeLoad(expr.as<BufferLoadNode>()->buffer, children);
+    case TypeIndex::kIntrinsic:
+      return MakeIntrinsic(expr.as<IntrinsicNode>()->name, children);
+    default:
+      return expr;  // no operands: `same` above
+  }
+}
+
+bool VisitPrimExpr(const PrimExpr& root, const std::function<bool(const PrimExprNode*)>& fn) {
+  std::vector<const PrimExprNode*> stack{root.get()};
+  while (!stack.empty()) {
+    const PrimExprNode* e = stack.back();
+    stack.pop_back();
+    if (!e) continue;
+    if (!fn(e)) return false;
+    // Operands go on in reverse so the first one is visited next.
+    size_t first = stack.size();
+    ForEachOperand(e, [&](const PrimExpr& c) { stack.push_back(c.get()); });
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(first), stack.end());
+  }
+  return true;
 }
 
 PrimExpr operator+(const PrimExpr& a, const PrimExpr& b) {

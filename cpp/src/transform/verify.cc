@@ -26,23 +26,10 @@ class PrimFuncVerifier {
     if (!e) Fail("null expression");
     if (auto* v = e.as<tir::VarNode>()) {
       if (!vars_.count(v)) Fail("variable %" + v->name + " is used outside its loop or block");
-    } else if (auto* b = e.as<tir::BinaryNode>()) {
-      VerifyExpr(b->a);
-      VerifyExpr(b->b);
-    } else if (auto* n = e.as<tir::NotNode>()) {
-      VerifyExpr(n->a);
-    } else if (auto* s = e.as<tir::SelectNode>()) {
-      VerifyExpr(s->cond);
-      VerifyExpr(s->true_value);
-      VerifyExpr(s->false_value);
-    } else if (auto* c = e.as<tir::CastNode>()) {
-      VerifyExpr(c->value);
     } else if (auto* l = e.as<tir::BufferLoadNode>()) {
       CheckBuffer(l->buffer, l->indices.size());
-      for (const auto& i : l->indices) VerifyExpr(i);
-    } else if (auto* i = e.as<tir::IntrinsicNode>()) {
-      for (const auto& a : i->args) VerifyExpr(a);
     }
+    for (const tir::PrimExpr& c : tir::PrimExprChildren(e)) VerifyExpr(c);
   }
 
   void CheckBuffer(const tir::Buffer& b, size_t rank) {

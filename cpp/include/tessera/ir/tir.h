@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -353,6 +354,28 @@ PrimExpr operator+(const PrimExpr& a, int64_t b);
 PrimExpr operator*(const PrimExpr& a, int64_t b);
 PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b);
 PrimExpr FloorMod(const PrimExpr& a, const PrimExpr& b);
+
+// ---- Operands ----------------------------------------------------------------------
+
+/// The operands of `expr` in evaluation order: a binary's a, b; a not's a; a select's
+/// cond, true_value, false_value; a cast's value; a load's indices; an intrinsic's args.
+/// Literals and variables have none. The one place that lists each kind's operands;
+/// analyses and rewrites reach children through it (or VisitPrimExpr) instead of a switch.
+std::vector<PrimExpr> PrimExprChildren(const PrimExpr& expr);
+
+/// A copy of `expr` over new operands (in PrimExprChildren order), rebuilt with the
+/// builders above, so the result dtype is derived and checked as on construction; the
+/// operator, cast dtype, buffer and intrinsic name are kept. Returns `expr` itself when
+/// every operand is the same node. Throws a value error on a wrong operand count or a
+/// null operand.
+PrimExpr WithChildren(const PrimExpr& expr, const std::vector<PrimExpr>& children);
+
+/// Calls `fn` on every node of `root` in evaluation order (pre-order: a node, then its
+/// operands left to right; a shared node once per use). Iterative, so deep expressions
+/// cannot overflow the native stack. `fn` returns whether to go on: the walk stops at the
+/// first false, and VisitPrimExpr then returns false (true when every node was visited).
+/// A null root visits nothing.
+bool VisitPrimExpr(const PrimExpr& root, const std::function<bool(const PrimExprNode*)>& fn);
 
 /// Simplifies a scalar expression: constant folding, identities (x+0, x*1, x*0),
 /// affine normal form (sum of coefficient*variable plus constant, variables in

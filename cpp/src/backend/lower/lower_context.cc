@@ -18,47 +18,10 @@ using namespace tir;
 // ---- expression walks ------------------------------------------------------------
 
 void ForEachLoad(const PrimExpr& expr, const std::function<void(const BufferLoadNode*)>& fn) {
-  std::vector<const PrimExprNode*> stack{expr.get()};
-  while (!stack.empty()) {
-    const PrimExprNode* e = stack.back();
-    stack.pop_back();
-    if (!e) continue;
-    switch (e->type_index()) {
-      case TypeIndex::kBinary: {
-        auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->b.get());
-        stack.push_back(n->a.get());
-        break;
-      }
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect: {
-        auto* n = static_cast<const SelectNode*>(e);
-        stack.push_back(n->false_value.get());
-        stack.push_back(n->true_value.get());
-        stack.push_back(n->cond.get());
-        break;
-      }
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad: {
-        auto* n = static_cast<const BufferLoadNode*>(e);
-        fn(n);
-        for (auto it = n->indices.rbegin(); it != n->indices.rend(); ++it)
-          stack.push_back(it->get());
-        break;
-      }
-      case TypeIndex::kIntrinsic: {
-        auto* n = static_cast<const IntrinsicNode*>(e);
-        for (auto it = n->args.rbegin(); it != n->args.rend(); ++it) stack.push_back(it->get());
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  VisitPrimExpr(expr, [&](const PrimExprNode* e) {
+    if (IsInstance<BufferLoadNode>(e)) fn(static_cast<const BufferLoadNode*>(e));
+    return true;
+  });
 }
 
 PrimExpr And(const PrimExpr& a, const PrimExpr& b) {
@@ -111,40 +74,7 @@ std::unordered_set<const BufferNode*> ReadBuffers(const Stmt& stmt) {
 
 size_t ExprSize(const PrimExpr& expr, size_t limit) {
   size_t count = 0;
-  std::vector<const PrimExprNode*> stack{expr.get()};
-  while (!stack.empty() && count <= limit) {
-    const PrimExprNode* e = stack.back();
-    stack.pop_back();
-    if (!e) continue;
-    ++count;
-    switch (e->type_index()) {
-      case TypeIndex::kBinary:
-        stack.push_back(static_cast<const BinaryNode*>(e)->a.get());
-        stack.push_back(static_cast<const BinaryNode*>(e)->b.get());
-        break;
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect:
-        stack.push_back(static_cast<const SelectNode*>(e)->cond.get());
-        stack.push_back(static_cast<const SelectNode*>(e)->true_value.get());
-        stack.push_back(static_cast<const SelectNode*>(e)->false_value.get());
-        break;
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad:
-        for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e)->indices)
-          stack.push_back(i.get());
-        break;
-      case TypeIndex::kIntrinsic:
-        for (const PrimExpr& a : static_cast<const IntrinsicNode*>(e)->args)
-          stack.push_back(a.get());
-        break;
-      default:
-        break;
-    }
-  }
+  VisitPrimExpr(expr, [&](const PrimExprNode*) { return ++count <= limit; });
   return count;
 }
 

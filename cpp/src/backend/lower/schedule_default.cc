@@ -30,41 +30,13 @@ using VarMap = std::unordered_map<const tir::VarNode*, PrimExpr>;
 
 PrimExpr SubstExpr(const PrimExpr& e, const VarMap& map) {
   if (!e.defined()) return e;
-  switch (e->type_index()) {
-    case TypeIndex::kTirVar: {
-      auto it = map.find(static_cast<const tir::VarNode*>(e.get()));
-      return it == map.end() ? e : it->second;
-    }
-    case TypeIndex::kBinary: {
-      auto* n = static_cast<const BinaryNode*>(e.get());
-      return MakeBinary(n->op, SubstExpr(n->a, map), SubstExpr(n->b, map));
-    }
-    case TypeIndex::kNot:
-      return MakeNot(SubstExpr(static_cast<const NotNode*>(e.get())->a, map));
-    case TypeIndex::kSelect: {
-      auto* n = static_cast<const SelectNode*>(e.get());
-      return MakeSelect(SubstExpr(n->cond, map), SubstExpr(n->true_value, map),
-                        SubstExpr(n->false_value, map));
-    }
-    case TypeIndex::kCast: {
-      auto* n = static_cast<const CastNode*>(e.get());
-      return MakeCast(n->dtype, SubstExpr(n->value, map));
-    }
-    case TypeIndex::kBufferLoad: {
-      auto* n = static_cast<const BufferLoadNode*>(e.get());
-      std::vector<PrimExpr> idx;
-      for (const PrimExpr& i : n->indices) idx.push_back(SubstExpr(i, map));
-      return MakeLoad(n->buffer, idx);
-    }
-    case TypeIndex::kIntrinsic: {
-      auto* n = static_cast<const IntrinsicNode*>(e.get());
-      std::vector<PrimExpr> args;
-      for (const PrimExpr& a : n->args) args.push_back(SubstExpr(a, map));
-      return MakeIntrinsic(n->name, args);
-    }
-    default:
-      return e;
+  if (auto* var = e.as<tir::VarNode>()) {
+    auto it = map.find(var);
+    return it == map.end() ? e : it->second;
   }
+  std::vector<PrimExpr> children = PrimExprChildren(e);
+  for (PrimExpr& c : children) c = SubstExpr(c, map);
+  return WithChildren(e, children);
 }
 
 /// Substitutes loop variables in loop bounds, block bindings, conditions and stores

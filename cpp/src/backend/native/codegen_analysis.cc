@@ -84,114 +84,37 @@ std::optional<int64_t> LinearAnalysis::OffsetCoef(const tir::BufferNode* buffer,
 }
 
 bool LinearAnalysis::Invariant(const PrimExpr& root) const {
-  // Iterative walk: expression trees can be deep.
-  std::vector<const tir::PrimExprNode*> stack{root.get()};
-  while (!stack.empty()) {
-    const tir::PrimExprNode* e = stack.back();
-    stack.pop_back();
-    switch (e->type_index()) {
-      case TypeIndex::kTirVar: {
-        const auto* var = static_cast<const tir::VarNode*>(e);
-        if (var == v_) return false;
-        auto it = bound_.find(var);
-        if (it != bound_.end() && (!it->second || *it->second != 0)) return false;
-        break;
-      }
-      case TypeIndex::kBinary: {
-        const auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->a.get());
-        stack.push_back(n->b.get());
-        break;
-      }
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const tir::NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect: {
-        const auto* n = static_cast<const tir::SelectNode*>(e);
-        for (const auto* c : {n->cond.get(), n->true_value.get(), n->false_value.get()})
-          stack.push_back(c);
-        break;
-      }
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const tir::CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad: {
-        const auto* n = static_cast<const tir::BufferLoadNode*>(e);
-        if (stored_.count(n->buffer.get())) return false;
-        for (const PrimExpr& i : n->indices) stack.push_back(i.get());
-        break;
-      }
-      case TypeIndex::kIntrinsic:
-        for (const PrimExpr& a : static_cast<const tir::IntrinsicNode*>(e)->args)
-          stack.push_back(a.get());
-        break;
-      default:
-        break;
+  // VisitPrimExpr is iterative: expression trees can be deep.
+  return tir::VisitPrimExpr(root, [&](const tir::PrimExprNode* e) {
+    if (IsInstance<tir::VarNode>(e)) {
+      const auto* var = static_cast<const tir::VarNode*>(e);
+      if (var == v_) return false;
+      auto it = bound_.find(var);
+      return it == bound_.end() || (it->second && *it->second == 0);
     }
-  }
-  return true;
+    if (IsInstance<tir::BufferLoadNode>(e))
+      return !stored_.count(static_cast<const tir::BufferLoadNode*>(e)->buffer.get());
+    return true;
+  });
 }
 
 namespace {
 
-/// Calls `fn(node)` for every node of `root` in evaluation order (pre-order, operands
-/// left to right), without recursion.
-template <typename Fn>
-void ForEachNode(const PrimExpr& root, Fn&& fn) {
-  std::vector<const tir::PrimExprNode*> stack{root.get()};
-  while (!stack.empty()) {
-    const tir::PrimExprNode* e = stack.back();
-    stack.pop_back();
-    fn(e);
-    switch (e->type_index()) {
-      case TypeIndex::kBinary: {
-        const auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->b.get());
-        stack.push_back(n->a.get());
-        break;
-      }
-      case TypeIndex::kNot:
-        stack.push_back(static_cast<const tir::NotNode*>(e)->a.get());
-        break;
-      case TypeIndex::kSelect: {
-        const auto* n = static_cast<const tir::SelectNode*>(e);
-        stack.push_back(n->false_value.get());
-        stack.push_back(n->true_value.get());
-        stack.push_back(n->cond.get());
-        break;
-      }
-      case TypeIndex::kCast:
-        stack.push_back(static_cast<const tir::CastNode*>(e)->value.get());
-        break;
-      case TypeIndex::kBufferLoad: {
-        const auto* n = static_cast<const tir::BufferLoadNode*>(e);
-        for (size_t i = n->indices.size(); i-- > 0;) stack.push_back(n->indices[i].get());
-        break;
-      }
-      case TypeIndex::kIntrinsic: {
-        const auto& args = static_cast<const tir::IntrinsicNode*>(e)->args;
-        for (size_t i = args.size(); i-- > 0;) stack.push_back(args[i].get());
-        break;
-      }
-      default:
-        break;
-    }
-  }
-}
-
 /// Calls `fn(load)` for every BufferLoad in `root`, in evaluation order.
 template <typename Fn>
 void ForEachLoad(const PrimExpr& root, Fn&& fn) {
-  ForEachNode(root, [&](const tir::PrimExprNode* e) {
-    if (e->type_index() == TypeIndex::kBufferLoad) fn(static_cast<const tir::BufferLoadNode*>(e));
+  tir::VisitPrimExpr(root, [&](const tir::PrimExprNode* e) {
+    if (IsInstance<tir::BufferLoadNode>(e)) fn(static_cast<const tir::BufferLoadNode*>(e));
+    return true;
   });
 }
 
 /// Calls `fn(var)` for every variable in `root`.
 template <typename Fn>
 void ForEachVar(const PrimExpr& root, Fn&& fn) {
-  ForEachNode(root, [&](const tir::PrimExprNode* e) {
-    if (e->type_index() == TypeIndex::kTirVar) fn(static_cast<const tir::VarNode*>(e));
+  tir::VisitPrimExpr(root, [&](const tir::PrimExprNode* e) {
+    if (IsInstance<tir::VarNode>(e)) fn(static_cast<const tir::VarNode*>(e));
+    return true;
   });
 }
 
