@@ -186,10 +186,7 @@ TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const 
                          size_t* num_outputs) {
   TS_REQUIRE(module);
   TS_REQUIRE(num_outputs);
-  if (num_inputs) {
-    TS_REQUIRE(input_names);
-    TS_REQUIRE(inputs);
-  }
+  TS_REQUIRE_INPUTS();
   if (max_outputs) TS_REQUIRE(outputs);
   return Guard([&] {
     std::vector<tessera::NDArray> results =

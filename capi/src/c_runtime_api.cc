@@ -136,8 +136,9 @@ std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsNDA
 void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t num_inputs,
                   TsNDArray* outputs, size_t max_outputs, size_t* num_outputs) {
   if (results.size() > max_outputs)
-    TS_THROW(kValue) << "@main returns " << results.size() << " tensors but room for only "
-                     << max_outputs << " was given";
+    TS_THROW(kValue) << "@main returns " << results.size()
+                     << (results.size() == 1 ? " array" : " arrays") << " but `max_outputs` is "
+                     << max_outputs;
   for (size_t i = 0; i < results.size(); ++i) {
     // An output that is an input (e.g. @main returns a parameter) would alias caller
     // memory the caller may free; hand back a copy instead.
@@ -302,6 +303,9 @@ TsStatus TsExecutableBenchmark(TsExecutable executable, const char* const* input
   TS_REQUIRE(executable);
   TS_REQUIRE_INPUTS();
   return Guard([&] {
+    if (warmup < 0 || repeat < 1)
+      TS_THROW(kValue) << "TsExecutableBenchmark: needs warmup >= 0 and repeat >= 1, got warmup="
+                       << warmup << ", repeat=" << repeat;
     tessera::runtime::BenchmarkResult r = executable->executor->Benchmark(
         NamedInputs(input_names, inputs, num_inputs), warmup, repeat);
     if (median_ms) *median_ms = r.median_ms;

@@ -78,9 +78,15 @@ void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t 
   return ::tessera::capi::Fail(TS_ERROR_INVALID_ARGUMENT, \
                                std::string(__func__) + ": " #PTR " must not be NULL")
 
-/// Checks the run-style argument arrays shared by Run, Benchmark and Profile.
-#define TS_REQUIRE_INPUTS()  \
-  if (num_inputs) {          \
-    TS_REQUIRE(input_names); \
-    TS_REQUIRE(inputs);      \
+/// Checks the run-style argument arrays shared by Run, Benchmark and Profile: the arrays
+/// and every entry must be non-NULL (TS_ERROR_INVALID_ARGUMENT naming the entry).
+#define TS_REQUIRE_INPUTS()                                                                  \
+  if (num_inputs) {                                                                          \
+    TS_REQUIRE(input_names);                                                                 \
+    TS_REQUIRE(inputs);                                                                      \
+    for (size_t i_ = 0; i_ < num_inputs; ++i_)                                               \
+      if (!input_names[i_] || !inputs[i_])                                                   \
+        return ::tessera::capi::Fail(TS_ERROR_INVALID_ARGUMENT,                              \
+                                     std::string(__func__) + ": input " + std::to_string(i_) + \
+                                         " has a NULL name or array");                       \
   }

@@ -1,6 +1,6 @@
 /* Deploying with the runtime alone: loads an executable the compiler saved, runs it on
- * inputs of ones (float inputs; zeros otherwise) and prints the first output and its
- * latency. Links only libtessera_runtime (tessera/c_runtime_api.h).
+ * inputs of ones (float32 inputs; zeros otherwise) and prints the first output's first
+ * value and the latency. Links only libtessera_runtime (tessera/c_runtime_api.h).
  * Usage: run_saved MODEL.tsx */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +36,21 @@ int main(int argc, char** argv) {
     TsDType dtype;
     void* data = NULL;
     int64_t numel = 1;
-    TsExecutableGetInputType(exe, i, &shape, &ndim, &dtype);
-    TsNDArrayCreate(shape, ndim, dtype, &inputs[i]);
-    TsNDArrayGetInfo(inputs[i], &data, NULL, NULL, NULL);
+    if (TsExecutableGetInputType(exe, i, &shape, &ndim, &dtype) != TS_OK ||
+        TsNDArrayCreate(shape, ndim, dtype, &inputs[i]) != TS_OK ||
+        TsNDArrayGetInfo(inputs[i], &data, NULL, NULL, NULL) != TS_OK) {
+      fprintf(stderr, "run_saved: %s\n", TsGetLastError());
+      return 1;
+    }
     for (int32_t d = 0; d < ndim; ++d) numel *= shape[d];
     if (dtype.code == 2 && dtype.bits == 32)
       for (int64_t k = 0; k < numel; ++k) ((float*)data)[k] = 1.0f;
   }
-  TsNDArray out[8];
+  enum { kMaxOutputs = 64 };
+  TsNDArray out[kMaxOutputs];
   size_t num_out = 0;
   double median_ms = 0;
-  if (TsExecutableRun(exe, names, inputs, n, out, 8, &num_out) != TS_OK ||
+  if (TsExecutableRun(exe, names, inputs, n, out, kMaxOutputs, &num_out) != TS_OK ||
       TsExecutableBenchmark(exe, names, inputs, n, 2, 10, &median_ms, NULL, NULL) != TS_OK) {
     fprintf(stderr, "run_saved: %s\n", TsGetLastError());
     return 1;
@@ -54,8 +58,15 @@ int main(int argc, char** argv) {
   const int64_t* shape = NULL;
   int32_t ndim = 0;
   void* data = NULL;
-  TsNDArrayGetInfo(out[0], &data, &shape, &ndim, NULL);
-  printf("output 0: rank %d, first value %g; median %.3f ms\n", ndim, ((float*)data)[0], median_ms);
+  TsDType dtype;
+  TsNDArrayGetInfo(out[0], &data, &shape, &ndim, &dtype);
+  int64_t numel = 1;
+  for (int32_t d = 0; d < ndim; ++d) numel *= shape[d];
+  double first = 0;
+  if (numel > 0 && dtype.code == 2 && dtype.bits == 32) first = ((float*)data)[0];
+  if (numel > 0 && dtype.code == 0 && dtype.bits == 32) first = ((int32_t*)data)[0];
+  if (numel > 0 && dtype.code == 0 && dtype.bits == 64) first = (double)((int64_t*)data)[0];
+  printf("output 0: rank %d, first value %g; median %.3f ms\n", ndim, first, median_ms);
   for (size_t i = 0; i < num_out; ++i) TsNDArrayDestroy(out[i]);
   for (size_t i = 0; i < n; ++i) {
     TsNDArrayDestroy(inputs[i]);

@@ -10,9 +10,15 @@ NumPy arrays with the reference interpreter, and ``tessera.build`` to compile th
 target (``"native"``: C for this CPU) into an ``Executable``.
 
 Submodules and names load on first use (``tessera.build`` imports the compiler then), so
-``import tessera.runtime`` stays light.
+``import tessera.runtime`` stays light. The top-level names: ``parse``, ``build``,
+``load``, ``lower``, ``list_targets``, ``evaluate``, ``run``, ``evaluate_function``,
+``Executable``, ``partition_for`` (and ``_dnnl``/``_blas``), the IR classes (``IRModule``,
+``Function``, ``Var``, ``Call``, ``Constant``, ``Tuple``, ``TupleGetItem``, ``Let``,
+``GlobalVar``, ``TensorType``, ``TupleType``, ``FuncType``, ``var``, ``const``,
+``structural_equal``, ``structural_hash``, ``assert_structural_equal``) and the error
+classes.
 """
-import importlib
+import importlib as _importlib
 
 from .error import (  # noqa: F401
     TesseraConfigError,
@@ -40,21 +46,22 @@ _NAMES = {
         "Tuple", "TupleGetItem", "TupleType", "Var", "assert_structural_equal", "const", "parse",
         "structural_equal", "structural_hash", "var")},
     **{name: "interpreter" for name in ("evaluate", "evaluate_function", "run")},
-    **{name: "compiler" for name in ("build", "list_targets", "lower")},
-    **{name: "runtime" for name in ("Executable", "load")},
+    **{name: "compiler" for name in ("build", "list_targets", "load", "lower")},
+    **{name: "runtime" for name in ("Executable",)},
     **{name: "partition" for name in ("partition_for", "partition_for_blas", "partition_for_dnnl")},
 }
 
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_NAMES[name]}", __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'tessera' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | _SUBMODULES | set(_NAMES))
+    public = {n for n in globals() if not n.startswith("_")} | {"__version__"}
+    return sorted(public | _SUBMODULES | set(_NAMES))

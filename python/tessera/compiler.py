@@ -3,7 +3,8 @@
 from . import _core
 from .error import TesseraTypeError
 from .ir import Function, IRModule
-from .runtime import Executable, load  # noqa: F401  (build returns one; re-exported)
+from . import runtime
+from .runtime import Executable  # noqa: F401  (build returns one; re-exported)
 
 __all__ = ["build", "load", "list_targets", "lower", "Executable"]
 
@@ -31,6 +32,13 @@ def build(mod, target="native"):
     if not all(isinstance(t, str) for t in targets):
         raise TesseraTypeError("target must be a string or a list of strings")
     return Executable(_core.build(mod, targets))
+
+
+def load(path, num_threads=0):
+    """Loads an executable written by ``Executable.save``, with the compiler loaded too, so
+    programs with interpreted kernels (``target="interp"``) load as well. A deployed service
+    uses :func:`tessera.runtime.load`, which needs only the runtime."""
+    return runtime.load(path, num_threads)
 
 
 def lower(mod):

@@ -56,8 +56,9 @@ class Executable:
         return self._core.num_threads
 
     def source(self):
-        """The generated C of a native build (None for other backends)."""
-        return self._core.source()
+        """The generated C of a native build in this process (None for other backends and
+        for a loaded program, which keeps only the compiled code)."""
+        return self._core.source() or None
 
     def _inputs(self, args, kwargs):
         names = self.input_names
@@ -104,7 +105,7 @@ class Executable:
         self._core.save(_path(path))
 
     def collage_report(self, measure=False, **inputs):
-        """The choices of the Collage search that built this program
+        """(Needs the compiler, which it imports, to read and render the report.) The choices of the Collage search that built this program
         (:class:`tessera.collage.CollageReport`), or None when it was built without
         Collage. ``measure=True`` also times the program end to end (on random inputs
         unless ``inputs`` are given) so the report shows the additive error."""

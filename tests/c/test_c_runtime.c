@@ -34,6 +34,12 @@ static void RunOne(const char* dir, const char* name, TsNDArray* inputs) {
     for (int32_t d = 0; shape && d < ndim; ++d) CHECK(shape[d] == kFixtureShapes[k][d]);
   }
   CHECK(TsExecutableGetInputType(exe, num_inputs, NULL, NULL, NULL) == TS_ERROR_VALUE);
+  /* A NULL entry among the inputs is an invalid argument, like every other NULL. */
+  TsNDArray with_null[kFixtureInputs] = {inputs[0], NULL, inputs[2], inputs[3]};
+  TsNDArray none = NULL;
+  size_t none_count = 0;
+  CHECK(TsExecutableRun(exe, kFixtureNames, with_null, kFixtureInputs, &none, 1, &none_count) ==
+        TS_ERROR_INVALID_ARGUMENT);
   TsNDArray out = NULL;
   size_t num_out = 0;
   CHECK(TsExecutableRun(exe, kFixtureNames, inputs, kFixtureInputs, &out, 1, &num_out) == TS_OK);

@@ -71,7 +71,23 @@ def test_build_returns_the_runtime_executable_class():
     ex = tessera.build(tessera.parse(MODEL), target="native -num_threads=1")
     assert isinstance(ex, tessera.runtime.Executable)
     assert type(ex._core).__module__ == "tessera._runtime"
-    assert tessera.load is tessera.runtime.load
+    # tessera.load also loads programs with interpreted kernels (it brings the compiler).
+    interp = tessera.build(tessera.parse(MODEL), target="interp")
+    assert isinstance(interp, tessera.runtime.Executable)
+
+
+def test_tessera_load_reads_interpreted_programs_in_a_fresh_process(tmp_path):
+    tessera.build(tessera.parse(MODEL), target="interp").save(tmp_path / "interp.tsx")
+    code = ("import sys, tessera; ex = tessera.load(sys.argv[1]); print(ex.input_names)")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "interp.tsx")],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert "['x', 'w', 'd']" in r.stdout
+    # The runtime alone says what it lacks.
+    code = ("import sys, tessera.runtime; tessera.runtime.load(sys.argv[1])")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "interp.tsx")],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert r.returncode != 0 and "TesseraNotFoundError" in r.stderr and "interp" in r.stderr
 
 
 def test_runtime_errors_are_the_package_classes(tmp_path):
@@ -81,3 +97,37 @@ def test_runtime_errors_are_the_package_classes(tmp_path):
         tessera.runtime.load(bad)
     with pytest.raises(tessera.TesseraNotFoundError):
         tessera.runtime.load(tmp_path / "missing.tsx")
+
+
+@pytest.mark.parametrize("kind", sorted(TARGETS))
+def test_programs_run_on_threads_other_than_the_loading_one(tmp_path, kind):
+    """A service loads once and runs on worker threads: every kernel kind must allow it
+    (oneDNN primitives get a caller-provided scratchpad for this)."""
+    import threading
+    if not available(kind):
+        pytest.skip(f"this build has no {kind} backend")
+    rng = np.random.default_rng(5)
+    built = tessera.build(tessera.parse(MODEL), target=TARGETS[kind])
+    built.save(tmp_path / "model.tsx")
+    ex = tessera.runtime.load(tmp_path / "model.tsx")
+    inputs = {name: rng.uniform(-1, 1, shape).astype(dtype)
+              for name, (shape, dtype) in zip(ex.input_names, ex.input_types)}
+    want = tessera.evaluate(tessera.parse(MODEL), **inputs)
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append(ex(**inputs))
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(results) == 9
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

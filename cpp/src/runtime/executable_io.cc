@@ -1,6 +1,7 @@
 // Saving and loading an Executable: one file with a header, the program as JSON, the
 // constants' bytes and the serialised module tree. No IR: the runtime alone reads it.
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -180,6 +181,9 @@ void Executable::Save(const std::string& path) const {
 }
 
 std::shared_ptr<Executable> Executable::Load(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    TS_THROW(kIO) << "'" << path << "' is a directory, not an executable file";
   std::ifstream in(path, std::ios::binary);
   if (!in) TS_THROW(kNotFound) << "cannot open executable file '" << path << "'";
   std::ostringstream buf;

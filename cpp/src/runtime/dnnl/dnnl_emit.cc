@@ -28,7 +28,7 @@ void DnnlPlan::EmitConv(const Group& g) {
   memory::dims strides{st[0], st[1]}, dil{dl[0] - 1, dl[1] - 1};
   memory::dims pl{pad[0], pad[1]}, pr{pad[2], pad[3]};
   std::vector<int> sums;
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = UserScratchpad();
   attr.set_post_ops(MakePostOps(g, &sums));
   dnnl::convolution_forward::primitive_desc pd;
   if (g.bias >= 0) {
@@ -57,12 +57,13 @@ void DnnlPlan::EmitConv(const Group& g) {
     wmem = view;
     if (view.get_desc() != pd.weights_desc()) {
       memory out(pd.weights_desc(), eng_);
-      dnnl::reorder r(view, out);
       if (g_.nodes[w].kind == LibraryNode::Kind::kConstant) {
-        r.execute(stream_, view, out);
+        dnnl::reorder(view, out).execute(stream_, view, out);
         stream_.wait();
       } else {
-        steps_.push_back({r, {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, out}}, "reorder weights"});
+        steps_.push_back({dnnl::reorder(view, out, UserScratchpad()),
+                          {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, out}},
+                          "reorder weights"});
       }
       wmem = out;
     }
@@ -78,7 +79,7 @@ void DnnlPlan::EmitConv(const Group& g) {
   memory out = Define(g.out, pd.dst_desc());
   for (int s : sums) {
     memory r = Get(s);
-    steps_.push_back({dnnl::reorder(r, out),
+    steps_.push_back({dnnl::reorder(r, out, UserScratchpad()),
                       {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, out}},
                       "residual into conv2d dst"});
   }
@@ -131,7 +132,7 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   memory::desc w_md = const_w ? memory::desc(w_dims, dt::f32, tag::any) : w_view;
   memory::desc dst = Plain(Dims(n.shape));
   std::vector<int> sums;
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = UserScratchpad();
   attr.set_post_ops(MakePostOps(g, &sums));
   dnnl::matmul::primitive_desc pd;
   memory::dims bias_dims(r, 1);
@@ -157,7 +158,7 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   memory out = Define(g.out, pd.dst_desc());
   for (int s : sums) {
     memory res = Get(s);
-    steps_.push_back({dnnl::reorder(res, out),
+    steps_.push_back({dnnl::reorder(res, out, UserScratchpad()),
                       {{DNNL_ARG_FROM, res}, {DNNL_ARG_TO, out}},
                       "residual into matmul dst"});
   }
@@ -176,7 +177,8 @@ void DnnlPlan::EmitSingle(int id) {
     memory src = Get(n.inputs[0]);
     memory::desc dst_md = IsOutput(id) ? PlainDesc(id) : src.get_desc();
     if (dst_md != src.get_desc()) src = Get(n.inputs[0], dst_md);
-    dnnl::eltwise_forward::primitive_desc pd({fwd, alg, src.get_desc(), alpha, beta}, eng_);
+    dnnl::eltwise_forward::primitive_desc pd({fwd, alg, src.get_desc(), alpha, beta},
+                                               UserScratchpad(), eng_);
     memory out = Define(id, pd.dst_desc());
     steps_.push_back({dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, out}}, n.op});
     return;
@@ -204,7 +206,7 @@ void DnnlPlan::EmitSingle(int id) {
                              << " broadcasts its first input, which oneDNN binary cannot";
     memory xm = View(x, Plain(xd));
     memory ym = View(y, Plain(yd));
-    dnnl::binary::primitive_desc pd({alg, Plain(xd), Plain(yd), Plain(od)}, eng_);
+    dnnl::binary::primitive_desc pd({alg, Plain(xd), Plain(yd), Plain(od)}, UserScratchpad(), eng_);
     memory out = Define(id, pd.dst_desc());
     steps_.push_back({dnnl::binary(pd),
                       {{DNNL_ARG_SRC_0, xm}, {DNNL_ARG_SRC_1, ym}, {DNNL_ARG_DST, out}},
@@ -245,7 +247,7 @@ void DnnlPlan::EmitSingle(int id) {
                                                  {dl[0] - 1, dl[1] - 1},
                                                  {pad[0], pad[1]},
                                                  {pad[2], pad[3]}},
-                                                eng_);
+                                                UserScratchpad(), eng_);
     memory out = Define(id, pd.dst_desc());
     steps_.push_back(
         {dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, out}}, n.op});
@@ -259,7 +261,7 @@ void DnnlPlan::EmitSingle(int id) {
   if (n.op == "nn.softmax") {
     memory src = Get(n.inputs[0], PlainDesc(n.inputs[0]));
     dnnl::softmax_forward::primitive_desc pd({fwd, src.get_desc(), static_cast<int>(axis_of(-1))},
-                                             eng_);
+                                             UserScratchpad(), eng_);
     memory out = Define(id, pd.dst_desc());
     steps_.push_back({dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, out}}, n.op});
     return;
@@ -286,12 +288,14 @@ void DnnlPlan::EmitSingle(int id) {
     if (center) args[DNNL_ARG_SHIFT] = vec(2);
     memory out;
     if (ln) {
-      dnnl::layer_normalization_forward::primitive_desc pd({fwd, src.get_desc(), eps, flags}, eng_);
+      dnnl::layer_normalization_forward::primitive_desc pd({fwd, src.get_desc(), eps, flags},
+                                                            UserScratchpad(), eng_);
       out = Define(id, pd.dst_desc());
       args[DNNL_ARG_DST] = out;
       steps_.push_back({dnnl::layer_normalization_forward(pd), std::move(args), n.op});
     } else {
-      dnnl::batch_normalization_forward::primitive_desc pd({fwd, src.get_desc(), eps, flags}, eng_);
+      dnnl::batch_normalization_forward::primitive_desc pd({fwd, src.get_desc(), eps, flags},
+                                                            UserScratchpad(), eng_);
       args[DNNL_ARG_MEAN] = vec(3);
       args[DNNL_ARG_VARIANCE] = vec(4);
       out = Define(id, pd.dst_desc());

@@ -1,6 +1,8 @@
 // A oneDNN plan from a library graph: anchor ops (conv2d, dense, matmul, batch_matmul)
 // grouped with bias and post-ops, memories and reorders only where needed, and running
 // (the primitives themselves are emitted in dnnl_emit.cc).
+#include <algorithm>
+
 #include "dnnl_plan.h"
 #include "dnnl_util.h"
 #include "tessera/support/error.h"
@@ -12,9 +14,27 @@ DnnlPlan::DnnlPlan(const LibraryGraph& graph)
   alt_.resize(g_.nodes.size());
   try {
     Compile();
+    AttachScratchpad();
   } catch (const dnnl::error& e) {
     TS_THROW(kUnsupported) << "backend 'dnnl': oneDNN rejected the partition: " << e.what();
   }
+}
+
+void DnnlPlan::AttachScratchpad() {
+  // Steps run one after another, so one buffer of the largest size serves them all.
+  size_t bytes = 0;
+  std::vector<memory::desc> descs;
+  for (const Step& s : steps_) {
+    const dnnl_memory_desc_t* md =
+        dnnl_primitive_desc_query_md(s.prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+    descs.push_back(md ? memory::desc(*md) : memory::desc());
+    bytes = std::max(bytes, descs.back().get_size());
+  }
+  if (bytes == 0) return;
+  scratchpad_ = memory(memory::desc({static_cast<memory::dim>(bytes)}, dt::u8, tag::a), eng_);
+  for (size_t i = 0; i < steps_.size(); ++i)
+    if (descs[i].get_size() > 0)
+      steps_[i].args[DNNL_ARG_SCRATCHPAD] = memory(descs[i], eng_, scratchpad_.get_data_handle());
 }
 
 bool DnnlPlan::IsOutput(int node) const {
@@ -55,13 +75,13 @@ memory DnnlPlan::Get(int node, const memory::desc& desc) {
   for (auto& [d, m] : alt_[node])
     if (d == desc) return m;
   memory out(desc, eng_);
-  dnnl::reorder r(base, out);
   if (g_.nodes[node].kind == LibraryNode::Kind::kConstant) {
     // Weights and other constants are reordered once, here.
-    r.execute(stream_, base, out);
+    dnnl::reorder(base, out).execute(stream_, base, out);
     stream_.wait();
   } else {
-    steps_.push_back({r, {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}}, "reorder"});
+    steps_.push_back(
+        {dnnl::reorder(base, out, UserScratchpad()), {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}}, "reorder"});
   }
   alt_[node].emplace_back(desc, out);
   return out;
@@ -196,7 +216,7 @@ void DnnlPlan::Compile() {
     memory dst(PlainDesc(node), eng_, DNNL_MEMORY_NONE);
     bind_.emplace_back(g_.num_params + static_cast<int>(j), dst);
     steps_.push_back(
-        {dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder to result"});
+        {dnnl::reorder(src, dst, UserScratchpad()), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder to result"});
   }
 }
 

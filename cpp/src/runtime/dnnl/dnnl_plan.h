@@ -41,6 +41,8 @@ class DnnlPlan {
   };
 
   void Compile();
+  /// Gives every step that needs one the plan's scratchpad (user scratchpad mode).
+  void AttachScratchpad();
   bool TryFuse(Group& g, int id, std::vector<bool>& consumed);
   void EmitGroup(const Group& g);
   void EmitConv(const Group& g);
@@ -66,6 +68,7 @@ class DnnlPlan {
   dnnl::engine eng_;
   dnnl::stream stream_;
   std::vector<Step> steps_;
+  dnnl::memory scratchpad_;  // shared by the steps, which run one at a time
   std::unordered_map<int, dnnl::memory> mem_;  // node -> memory (its native format)
   std::vector<std::vector<std::pair<dnnl::memory::desc, dnnl::memory>>> alt_;  // reordered
   std::vector<std::pair<int, dnnl::memory>> bind_;  // buffer index -> memory to rebind

@@ -17,6 +17,15 @@ using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
 
 
+/// Attributes asking for a caller-provided scratchpad. With oneDNN's default (library)
+/// scratchpad a primitive must run on the thread that created it; a program loaded on one
+/// thread and run on another (a service's worker) would crash.
+inline dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 inline memory::dims Dims(const std::vector<int64_t>& shape) {
   if (shape.empty()) return {1};
   return memory::dims(shape.begin(), shape.end());
