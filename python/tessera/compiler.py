@@ -2,26 +2,19 @@
 :class:`tessera.runtime.Executable` (``tessera.load`` reads a saved one back)."""
 from . import _core
 from .error import TesseraTypeError
-from .ir import Function, IRModule
+from .ir import as_module
 from . import runtime
 from .runtime import Executable  # noqa: F401  (build returns one; re-exported)
 
 __all__ = ["build", "load", "list_targets", "lower", "Executable"]
 
 
-def _as_module(mod):
-    if isinstance(mod, IRModule):
-        return mod
-    if isinstance(mod, Function):
-        return IRModule.from_expr(mod)
-    raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
-
 
 def build(mod, target="native"):
     """Compiles ``mod`` (an IRModule or a Function) under the current PassContext for
     ``target``: a string such as ``"native"``, ``"native -num_threads=1"`` or ``"interp"``,
     or a list of them (the first runs the model)."""
-    mod = _as_module(mod)
+    mod = as_module(mod)
     if isinstance(target, str):
         targets = [target]
     elif isinstance(target, (list, tuple)):
@@ -43,7 +36,7 @@ def load(path, num_threads=0):
 
 def lower(mod):
     """``mod`` after build's pipeline: @main calls PrimFuncs through call_tir."""
-    return _core.lower_for_build(_as_module(mod))
+    return _core.lower_for_build(as_module(mod))
 
 
 def list_targets():

@@ -9,17 +9,10 @@ import numpy as np
 
 from . import _core
 from .error import TesseraTypeError, TesseraValueError
-from .ir import Function, IRModule, TensorType, TupleType
+from .ir import Function, IRModule, TensorType, TupleType, as_module
 
 __all__ = ["evaluate", "evaluate_function", "run"]
 
-
-def _as_module(mod):
-    if isinstance(mod, IRModule):
-        return mod
-    if isinstance(mod, Function):
-        return IRModule.from_expr(mod)
-    raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
 
 
 def _convert(value, ty, what):
@@ -54,7 +47,7 @@ def _convert(value, ty, what):
 
 def evaluate_function(mod, func_name, *args):
     """Evaluates graph function ``func_name`` of ``mod`` on positional inputs."""
-    mod = _as_module(mod)
+    mod = as_module(mod)
     func = mod[func_name]
     if not isinstance(func, Function):
         raise TesseraTypeError(f"@{func_name} must be a graph Function to be evaluated")
@@ -70,7 +63,7 @@ def evaluate(mod, /, *args, **kwargs):
     positionally and/or by parameter name. Returns a NumPy array, or a tuple for a tuple
     result. Missing, unknown or mistyped inputs raise TesseraTypeError/TesseraValueError
     naming the input."""
-    mod = _as_module(mod)
+    mod = as_module(mod)
     main = mod["main"]
     if not isinstance(main, Function):
         raise TesseraTypeError("@main must be a graph Function to be evaluated")

@@ -28,7 +28,7 @@ __all__ = [
     "Type", "TensorType", "TupleType", "FuncType", "Expr", "Var", "GlobalVar", "Constant",
     "Op", "Call", "Tuple", "TupleGetItem", "Let", "BaseFunc", "Function", "PrimFunc",
     "IRModule", "parse", "parse_expr", "var", "const", "structural_equal", "structural_hash",
-    "assert_structural_equal", "dtype_name",
+    "assert_structural_equal", "dtype_name", "as_module",
 ]
 
 
@@ -102,6 +102,16 @@ def _known_dtype(expr):
     if isinstance(ty, TensorType):
         return ty.dtype
     return None
+
+
+def as_module(mod):
+    """``mod`` as an IRModule: an IRModule as is, a Function as the @main of a new module;
+    TesseraTypeError otherwise."""
+    if isinstance(mod, IRModule):
+        return mod
+    if isinstance(mod, Function):
+        return IRModule.from_expr(mod)
+    raise TesseraTypeError(f"expected an IRModule or a Function, got a {type(mod).__name__}")
 
 
 def as_expr(value, like=None, what="value"):

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "byte_io.h"
 #include "tessera/runtime/executable.h"
 #include "tessera/support/error.h"
 
@@ -28,16 +29,6 @@ uint64_t Fnv1a(const char* data, size_t n) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-void PutU64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t GetU64(const std::string& in, size_t pos) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(static_cast<unsigned char>(in[pos + i])) << (8 * i);
-  return v;
 }
 
 nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::string& report) {

@@ -166,6 +166,25 @@ LibraryGraph DeserializeLibraryGraph(const std::string& bytes, const std::string
   return g;
 }
 
+std::string SaveLibraryModule(const std::string& symbol, int num_threads, const LibraryGraph& g) {
+  return symbol + "\n" + std::to_string(num_threads) + "\n" + SerializeLibraryGraph(g);
+}
+
+LibraryModuleBytes LoadLibraryModule(const std::string& bytes, const std::string& what) {
+  size_t a = bytes.find('\n');
+  size_t b = a == std::string::npos ? a : bytes.find('\n', a + 1);
+  if (b == std::string::npos) TS_THROW(kParse) << what << ": malformed header";
+  LibraryModuleBytes out;
+  out.symbol = bytes.substr(0, a);
+  try {
+    out.num_threads = std::stoi(bytes.substr(a + 1, b - a - 1));
+  } catch (const std::exception&) {
+    TS_THROW(kParse) << what << ": malformed thread count";
+  }
+  out.graph = DeserializeLibraryGraph(bytes.substr(b + 1), what);
+  return out;
+}
+
 int ThreadsFor(int num_threads, const TsKernelEnv* env) {
   if (env && env->pool) return static_cast<const ThreadPool*>(env->pool)->num_threads();
   return num_threads > 0 ? num_threads : 1;

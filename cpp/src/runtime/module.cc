@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "builtin_loaders.h"
+#include "byte_io.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -41,15 +42,6 @@ KernelFunction FindIn(ModuleNode& mod, const std::string& symbol) {
 constexpr char kMagic[] = "TSMODTREE1";
 constexpr int kMaxDepth = 64;
 
-void PutU64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-void PutString(std::string& out, const std::string& s) {
-  PutU64(out, s.size());
-  out += s;
-}
-
 void WriteTree(const Module& mod, std::string& out) {
   PutString(out, mod->type_key());
   PutString(out, mod->SaveToBytes());
@@ -57,49 +49,12 @@ void WriteTree(const Module& mod, std::string& out) {
   for (const Module& m : mod->imports) WriteTree(m, out);
 }
 
-class Reader {
- public:
-  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
-  uint64_t U64() {
-    Need(8, "a length");
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= uint64_t(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
-    pos_ += 8;
-    return v;
-  }
-  std::string String(const char* what) {
-    uint64_t n = U64();
-    Need(n, what);
-    std::string s = bytes_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  void Expect(const char* magic) {
-    size_t n = std::strlen(magic);
-    if (bytes_.compare(0, n, magic) != 0)
-      TS_THROW(kParse) << "not a Tessera module file (no '" << magic << "' header)";
-    pos_ = n;
-  }
-  bool AtEnd() const { return pos_ == bytes_.size(); }
-
- private:
-  void Need(uint64_t n, const char* what) {
-    if (n > bytes_.size() - pos_)
-      TS_THROW(kParse) << "module file is truncated: " << what << " of " << n
-                       << " byte(s) at offset " << pos_ << " runs past the end (" << bytes_.size()
-                       << " bytes)";
-  }
-  const std::string& bytes_;
-  size_t pos_ = 0;
-};
-
-Module ReadTree(Reader& in, int depth) {
+Module ReadTree(ByteReader& in, int depth) {
   if (depth > kMaxDepth) TS_THROW(kParse) << "module file nests imports deeper than " << kMaxDepth;
   std::string kind = in.String("a module kind");
   std::string bytes = in.String("module bytes");
   Module mod = LoadModuleFromBytes(kind, bytes);
-  uint64_t num_imports = in.U64();
+  uint64_t num_imports = in.U64("an import count");
   for (uint64_t i = 0; i < num_imports; ++i) mod->imports.push_back(ReadTree(in, depth + 1));
   return mod;
 }
@@ -153,7 +108,7 @@ std::string SerializeModuleTree(const Module& mod) {
 }
 
 Module DeserializeModuleTree(const std::string& bytes) {
-  Reader in(bytes);
+  ByteReader in(bytes, "module file");
   in.Expect(kMagic);
   Module mod = ReadTree(in, 0);
   if (!in.AtEnd()) TS_THROW(kParse) << "module file has trailing bytes after the module tree";

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "byte_io.h"
 #include "tessera/support/error.h"
 
 namespace tessera::runtime {
@@ -62,47 +63,6 @@ class LoadedLibrary {
 namespace {
 
 constexpr char kMagic[] = "TSNATIVE1";
-
-void PutU64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-void PutString(std::string& out, const std::string& s) {
-  PutU64(out, s.size());
-  out += s;
-}
-
-class Reader {
- public:
-  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
-  uint64_t U64(const char* what) {
-    Need(8, what);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= uint64_t(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
-    pos_ += 8;
-    return v;
-  }
-  std::string String(const char* what) {
-    uint64_t n = U64(what);
-    Need(n, what);
-    std::string s = bytes_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  void Need(uint64_t n, const char* what) {
-    if (n > bytes_.size() - pos_)
-      TS_THROW(kParse) << "native module bytes are truncated (reading " << what << " at byte "
-                       << pos_ << " of " << bytes_.size() << ")";
-  }
-  size_t pos() const { return pos_; }
-  void Skip(size_t n) { pos_ += n; }
-  bool AtEnd() const { return pos_ == bytes_.size(); }
-
- private:
-  const std::string& bytes_;
-  size_t pos_ = 0;
-};
 
 const char* StatusMeaning(int32_t status) {
   switch (status) {
@@ -167,11 +127,8 @@ std::string NativeModuleNode::SaveToBytes() const {
 }
 
 Module LoadNativeModule(const std::string& bytes) {
-  size_t magic = std::strlen(kMagic);
-  if (bytes.compare(0, magic, kMagic) != 0)
-    TS_THROW(kParse) << "not a native module (no '" << kMagic << "' header)";
-  Reader r(bytes);
-  r.Skip(magic);
+  ByteReader r(bytes, "native module");
+  r.Expect(kMagic);
   uint64_t count = r.U64("the symbol count");
   std::vector<std::pair<std::string, std::string>> symbols;
   for (uint64_t i = 0; i < count; ++i) {

@@ -67,6 +67,18 @@ std::string SerializeLibraryGraph(const LibraryGraph& g);
 /// `what` (e.g. "dnnl module") on damaged bytes.
 LibraryGraph DeserializeLibraryGraph(const std::string& bytes, const std::string& what);
 
+/// What a library module (oneDNN, BLAS) saves: its kernel symbol, its thread count (0: the
+/// caller's pool) and its graph.
+struct LibraryModuleBytes {
+  std::string symbol;
+  int num_threads = 0;
+  LibraryGraph graph;
+};
+/// The bytes of a library module.
+std::string SaveLibraryModule(const std::string& symbol, int num_threads, const LibraryGraph& g);
+/// Reads what SaveLibraryModule wrote; a parse error naming `what` on damaged bytes.
+LibraryModuleBytes LoadLibraryModule(const std::string& bytes, const std::string& what);
+
 /// The number of threads a library call should use: the executor pool's size (which is
 /// the build target's `num_threads` unless the program was loaded with another), else
 /// `num_threads` if positive, else 1.

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cstring>
-#include <sstream>
 
 #include "../builtin_loaders.h"
 #include "tessera/runtime/library_modules.h"
@@ -150,9 +149,7 @@ class BlasModule : public ModuleNode {
   }
 
   std::string SaveToBytes() const override {
-    std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << SerializeLibraryGraph(plan_.g);
-    return out.str();
+    return SaveLibraryModule(symbol_, num_threads_, plan_.g);
   }
 
  private:
@@ -200,17 +197,8 @@ class BlasModule : public ModuleNode {
 }  // namespace
 
 Module LoadBlasModule(const std::string& bytes) {
-  size_t a = bytes.find('\n');
-  size_t b = a == std::string::npos ? a : bytes.find('\n', a + 1);
-  if (b == std::string::npos) TS_THROW(kParse) << "blas module: malformed header";
-  int threads = 0;
-  try {
-    threads = std::stoi(bytes.substr(a + 1, b - a - 1));
-  } catch (const std::exception&) {
-    TS_THROW(kParse) << "blas module: malformed thread count";
-  }
-  return std::make_shared<BlasModule>(
-      DeserializeLibraryGraph(bytes.substr(b + 1), "blas module"), bytes.substr(0, a), threads);
+  LibraryModuleBytes m = LoadLibraryModule(bytes, "blas module");
+  return std::make_shared<BlasModule>(std::move(m.graph), std::move(m.symbol), m.num_threads);
 }
 
 

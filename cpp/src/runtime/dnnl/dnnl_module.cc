@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include "dnnl_plan.h"
 #include "../builtin_loaders.h"
@@ -60,9 +59,7 @@ class DnnlModule : public ModuleNode {
   }
 
   std::string SaveToBytes() const override {
-    std::ostringstream out;
-    out << symbol_ << '\n' << num_threads_ << '\n' << SerializeLibraryGraph(graph_);
-    return out.str();
+    return SaveLibraryModule(symbol_, num_threads_, graph_);
   }
 
  private:
@@ -77,17 +74,8 @@ class DnnlModule : public ModuleNode {
 }  // namespace
 
 Module LoadDnnlModule(const std::string& bytes) {
-  size_t a = bytes.find('\n');
-  size_t b = a == std::string::npos ? a : bytes.find('\n', a + 1);
-  if (b == std::string::npos) TS_THROW(kParse) << "dnnl module: malformed header";
-  int threads = 0;
-  try {
-    threads = std::stoi(bytes.substr(a + 1, b - a - 1));
-  } catch (const std::exception&) {
-    TS_THROW(kParse) << "dnnl module: malformed thread count";
-  }
-  return std::make_shared<DnnlModule>(
-      DeserializeLibraryGraph(bytes.substr(b + 1), "dnnl module"), bytes.substr(0, a), threads);
+  LibraryModuleBytes m = LoadLibraryModule(bytes, "dnnl module");
+  return std::make_shared<DnnlModule>(std::move(m.graph), std::move(m.symbol), m.num_threads);
 }
 
 
