@@ -38,7 +38,8 @@ def _convert(value, ty, what):
                 raise TesseraTypeError(f"{what}: cannot convert a {type(value).__name__} to "
                                        f"{ty.dtype}: {err}") from None
         if tuple(value.shape) != tuple(ty.shape):
-            raise TesseraValueError(f"{what}: expected shape {tuple(ty.shape)}, got {tuple(value.shape)}")
+            # A type error, as the compiled executor reports the same mistake.
+            raise TesseraTypeError(f"{what}: expected shape {tuple(ty.shape)}, got {tuple(value.shape)}")
         return value
     if not isinstance(value, np.ndarray):
         value = np.asarray(value)

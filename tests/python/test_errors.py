@@ -54,3 +54,18 @@ def test_internal_and_io_errors(tmp_path):
     with pytest.raises(tessera.TesseraError) as info:
         tessera.runtime.read_npy(tmp_path / "absent.npy")
     assert isinstance(info.value, (tessera.TesseraIOError, tessera.TesseraNotFoundError))
+
+
+@pytest.mark.parametrize("shape,text", [([2**62, 4], "too many elements"),
+                                        ([2**61, 2], "more than 2\\^63 bytes")])
+def test_types_whose_size_overflows_are_type_errors(shape, text):
+    """Once compiled into 0-byte buffers and run out of bounds: now type inference refuses
+    a tensor whose element count or byte size does not fit int64, naming op and shape."""
+    mod = tessera.parse(f"""def @main(%x: Tensor[(), float32]) {{
+  %0 = full(%x, shape={shape}, dtype="float32");
+  sum(%0)
+}}""")
+    with pytest.raises(tessera.TesseraTypeError, match=f"op 'full'.*{text}"):
+        tessera.build(mod, target="native -num_threads=1")
+    with pytest.raises(tessera.TesseraTypeError, match="parameter %x.*too large"):
+        tessera.build(tessera.parse(f"def @main(%x: Tensor[{tuple(shape)}, float32]) {{ %x }}"))

@@ -117,9 +117,13 @@ def test_input_errors_name_the_input():
     good = np.zeros((2, 3), dtype="float32")
     with pytest.raises(tessera.TesseraTypeError, match="input 'y': expected dtype float32, got float64"):
         tessera.run(mod, x=good, y=np.zeros((2, 3)))
-    with pytest.raises(tessera.TesseraValueError,
+    # The same class as the compiled executable raises for the same mistake.
+    with pytest.raises(tessera.TesseraTypeError,
                        match=r"input 'x': expected shape \(2, 3\), got \(3, 2\)"):
         tessera.run(mod, x=np.zeros((3, 2), dtype="float32"), y=good)
+    ex = tessera.build(mod, target="native -num_threads=1")
+    with pytest.raises(tessera.TesseraTypeError, match="input 'x'"):
+        ex(x=np.zeros((3, 2), dtype="float32"), y=good)
     with pytest.raises(TypeError, match="missing input"):
         tessera.run(mod, x=good)
     with pytest.raises(TypeError, match="unknown input 'z'; @main's inputs are: x, y"):

@@ -56,6 +56,19 @@ class BodyTyper {
     TS_ICHECK(it != memo_.end()) << "child typed after its parent";
     return it->second;
   }
+  /// Fails unless every tensor in `t` has an element count and byte size that fit int64
+  /// (sizes derived from checked types then never overflow in planning or codegen).
+  void CheckSize(const Type& t, const std::string& what) const {
+    if (const auto* tt = t.as<TupleTypeNode>()) {
+      for (const Type& f : tt->fields) CheckSize(f, what);
+    } else if (const auto* tensor = t.as<TensorTypeNode>()) {
+      try {
+        ShapeNumBytes(tensor->shape, tensor->dtype);
+      } catch (const Error& err) {
+        Fail(ErrorKind::kType, what + " is too large: " + err.what());
+      }
+    }
+  }
   void Record(const Expr& e, Type t) {
     e->set_checked_type(t);
     memo_[e.get()] = std::move(t);
@@ -174,6 +187,7 @@ void BodyTyper::BindParams(const FunctionNode* fn, bool is_root) {
       Fail(ErrorKind::kType,
            "parameter %" + p->name_hint + " of a nested function has no type annotation");
     }
+    CheckSize(p->type_annotation, "parameter %" + p->name_hint);
     Record(p, p->type_annotation);
   }
 }
@@ -373,6 +387,7 @@ Type BodyTyper::OpCallType(const CallNode* call, const OpDef* def) {
     Fail(err.kind(), prefix + err.what());
   }
   if (!out.defined()) Fail(ErrorKind::kInternal, prefix + "type relation returned no type");
+  CheckSize(out, prefix + "its result");
   return out;
 }
 

@@ -18,6 +18,14 @@ int64_t ShapeNumElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+int64_t ShapeNumBytes(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(ShapeNumElements(shape), int64_t{DTypeBytes(dtype)}, &bytes))
+    TS_THROW(kValue) << "shape " << ShapeToString(shape) << " of " << DTypeName(dtype)
+                     << " takes more than 2^63 bytes";
+  return bytes;
+}
+
 std::string ShapeToString(const std::vector<int64_t>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);

@@ -81,6 +81,9 @@ class NDArray {
 
 /// Product of `shape`'s dimensions; a value error for a negative dimension or int64 overflow.
 int64_t ShapeNumElements(const std::vector<int64_t>& shape);
+/// Bytes of a `shape` tensor of `dtype`; a value error when the element count or the byte
+/// size exceeds int64 (so every size computed from a checked type fits).
+int64_t ShapeNumBytes(const std::vector<int64_t>& shape, DType dtype);
 /// "[1, 3, 224, 224]".
 std::string ShapeToString(const std::vector<int64_t>& shape);
 /// float <-> float16 / bfloat16 bit conversions (round to nearest even).

@@ -163,8 +163,10 @@ std::vector<std::string> NodeAttrs::Unread() const {
 // ---- context --------------------------------------------------------------------
 
 int64_t NormAxis(int64_t axis, int64_t rank, const std::string& what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
-    TS_THROW(kValue) << what << " " << axis << " is out of range for rank " << rank;
+  // A scalar has no axes: indexing its (empty) shape at any axis would read past it.
+  if (axis < -rank || axis >= rank)
+    TS_THROW(kValue) << what << " " << axis << " is out of range for rank " << rank
+                     << (rank == 0 ? " (a scalar has no axes)" : "");
   return axis < 0 ? axis + rank : axis;
 }
 

@@ -41,6 +41,13 @@ Window ReadWindow(NodeAttrs& attrs, const std::vector<int64_t>& in_shape,
                               "dilations of 2 values, pads of 4)";
   for (int64_t p : w.pads)
     if (p < 0) attrs.Reject("pads", "with negative values is not supported");
+  // Checked before any use: SAME_* padding divides by the stride.
+  for (int64_t s : w.strides)
+    if (s < 1) attrs.Reject("strides", "must be positive");
+  for (int64_t d : w.dilations)
+    if (d < 1) attrs.Reject("dilations", "must be positive");
+  for (int64_t k : w.kernel)
+    if (k < 1) attrs.Reject("kernel_shape", "must be positive");
   std::string auto_pad = attrs.String("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (int i = 0; i < 2; ++i) {
