@@ -93,7 +93,15 @@ def test_tessera_load_reads_interpreted_programs_in_a_fresh_process(tmp_path):
 def test_runtime_errors_are_the_package_classes(tmp_path):
     bad = tmp_path / "bad.tsx"
     bad.write_bytes(b"TESSERA-EXEC" + b"\0" * 40)
-    with pytest.raises(tessera.TesseraParseError, match="version|checksum"):
+    with pytest.raises(tessera.TesseraParseError, match="truncated"):
+        tessera.runtime.load(bad)
+    # One flipped byte anywhere is caught by the file's SHA-256.
+    good = tmp_path / "good.tsx"
+    tessera.build(tessera.parse(MODEL), target="native -num_threads=1").save(good)
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    bad.write_bytes(bytes(data))
+    with pytest.raises(tessera.TesseraParseError, match="checksum"):
         tessera.runtime.load(bad)
     with pytest.raises(tessera.TesseraNotFoundError):
         tessera.runtime.load(tmp_path / "missing.tsx")

@@ -9,27 +9,21 @@
 #include "byte_io.h"
 #include "tessera/runtime/executable.h"
 #include "tessera/support/error.h"
+#include "tessera/support/sha256.h"
 
 namespace tessera::runtime {
 
 namespace {
 
 // Layout: magic, u32 version, then three u64-length-prefixed sections (program JSON,
-// constants, module tree), then a u64 FNV-1a checksum of everything before it (so damaged
-// bytes never reach a kernel).
+// constants, module tree), then the SHA-256 of everything before it as 64 hex digits (so
+// damaged or truncated bytes never reach a kernel). It protects against accidents, not
+// against a crafted file: a saved program holds native code that is loaded and run.
 constexpr char kMagic[] = "TESSERA-EXEC";
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
+constexpr size_t kDigestLen = 64;
 constexpr const char* kSlotKinds[] = {"input", "constant", "intermediate", "output"};
-
-uint64_t Fnv1a(const char* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::string& report) {
   nlohmann::json slots = nlohmann::json::array();
@@ -114,14 +108,14 @@ std::string Executable::SaveToBytes() const {
     PutU64(out, section->size());
     out += *section;
   }
-  PutU64(out, Fnv1a(out.data(), out.size()));
+  out += Sha256Hex(out.data(), out.size());
   return out;
 }
 
 std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) {
   if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic) != 0)
     TS_THROW(kParse) << "not a Tessera executable (no '" << kMagic << "' header)";
-  if (bytes.size() < kMagicLen + 4 + 8 + 8 + 8 + 8)
+  if (bytes.size() < kMagicLen + 4 + 8 + 8 + 8 + kDigestLen)
     TS_THROW(kParse) << "executable is truncated (" << bytes.size() << " bytes)";
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i)
@@ -129,8 +123,8 @@ std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) 
   if (version != kVersion)
     TS_THROW(kParse) << "executable has format version " << version << "; this build reads "
                      << kVersion << " (rebuild the program with this version)";
-  size_t body_end = bytes.size() - 8;
-  if (GetU64(bytes, body_end) != Fnv1a(bytes.data(), body_end))
+  size_t body_end = bytes.size() - kDigestLen;
+  if (bytes.compare(body_end, kDigestLen, Sha256Hex(bytes.data(), body_end)) != 0)
     TS_THROW(kParse) << "executable is damaged or truncated (checksum mismatch)";
   size_t pos = kMagicLen + 4;
   auto take = [&](const char* what) {

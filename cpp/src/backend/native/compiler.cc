@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "process.h"
-#include "sha256.h"
+#include "tessera/support/sha256.h"
 #include "tessera/support/error.h"
 #include "tessera/support/host_cpu.h"
 #include "tessera/support/logging.h"
@@ -151,7 +151,7 @@ std::string RunCompiler(const std::string& source) {
 }
 
 std::string EntryBytes(const std::string& payload) {
-  return std::string(kEntryMagic) + detail::Sha256Hex(payload) + "\n" +
+  return std::string(kEntryMagic) + Sha256Hex(payload) + "\n" +
          std::to_string(payload.size()) + "\n" + payload;
 }
 
@@ -166,7 +166,7 @@ bool ParseEntry(const std::string& entry, std::string* payload) {
   std::string hash = entry.substr(magic, hash_end - magic);
   std::string size = entry.substr(hash_end + 1, size_end - hash_end - 1);
   std::string data = entry.substr(size_end + 1);
-  if (size != std::to_string(data.size()) || hash != detail::Sha256Hex(data)) return false;
+  if (size != std::to_string(data.size()) || hash != Sha256Hex(data)) return false;
   *payload = std::move(data);
   return true;
 }
@@ -228,7 +228,7 @@ std::string CompileSharedObject(const std::string& source, const CompileOptions&
   for (const std::string& f : NativeCompileFlags()) key_text += f + " ";
   key_text += "\n" + source;
   std::string dir = CacheDirectory(options);
-  std::string path = dir + "/" + detail::Sha256Hex(key_text) + ".so.entry";
+  std::string path = dir + "/" + Sha256Hex(key_text) + ".so.entry";
   std::string entry, payload;
   bool existed = ReadFile(path, &entry);
   if (existed && ParseEntry(entry, &payload)) {

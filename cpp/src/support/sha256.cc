@@ -1,10 +1,10 @@
 // SHA-256 (FIPS 180-4), small and dependency-free.
-#include "sha256.h"
+#include "tessera/support/sha256.h"
 
 #include <cstdint>
 #include <cstdio>
 
-namespace tessera::native::detail {
+namespace tessera {
 
 namespace {
 
@@ -62,10 +62,14 @@ void Block(uint32_t h[8], const unsigned char* p) {
 }  // namespace
 
 std::string Sha256Hex(const std::string& data) {
+  return Sha256Hex(data.data(), data.size());
+}
+
+std::string Sha256Hex(const char* data, size_t n) {
   uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  size_t n = data.size(), full = n / 64 * 64;
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  size_t full = n / 64 * 64;
   for (size_t i = 0; i < full; i += 64) Block(h, p + i);
   unsigned char tail[128] = {0};
   size_t rest = n - full;
@@ -80,4 +84,4 @@ std::string Sha256Hex(const std::string& data) {
   return std::string(hex, 64);
 }
 
-}  // namespace tessera::native::detail
+}  // namespace tessera
