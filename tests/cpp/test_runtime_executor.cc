@@ -85,6 +85,39 @@ primfn @add_one(%A: Buffer[(10), float32]) -> (%B: Buffer[(10), float32]) {
   EXPECT_EQ(exe->memory_plan().num_storages, 0);
 }
 
+TEST(RuntimeExecutor, ConcurrentCallsEachGetTheirOwnMemory) {
+  // Two chained kernels, so a shared arena would mix one call's intermediate into another.
+  IRModule mod = ParseModule(R"(
+def @main(%x: Tensor[(64), float32]) {
+  %0 = call_tir(@scale, (%x,), Tensor[(64), float32]);
+  call_tir(@scale, (%0,), Tensor[(64), float32])
+}
+primfn @scale(%A: Buffer[(64), float32]) -> (%B: Buffer[(64), float32]) {
+  for %i: int32 in 0 +: 64 serial {
+    block "compute"(%vi: int32 in 0 +: 64 spatial = %i) reads(%A[%vi]) writes(%B[%vi]) {
+      %B[%vi] = %A[%vi] * 3f + 1f;
+    }
+  }
+}
+)");
+  Executor ex(Compile(mod), ExecutorOptions{1, nullptr});
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      NDArray x = Iota({64}, static_cast<float>(100 * t));
+      for (int r = 0; r < 50; ++r) {
+        std::vector<NDArray> out = ex.Run({{"x", x}});
+        for (int i = 0; i < 64; ++i) {
+          float v = x.data_as<float>()[i];
+          if (out[0].data_as<float>()[i] != (v * 3 + 1) * 3 + 1) ++mismatches;
+        }
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
 TEST(RuntimeExecutor, MultipleOutputsAndTuples) {
   IRModule mod =
       ParseModule(Main("%x: " + std::string(kT) + ", %y: " + kT,

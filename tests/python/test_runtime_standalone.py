@@ -108,34 +108,39 @@ def test_runtime_errors_are_the_package_classes(tmp_path):
 
 
 @pytest.mark.parametrize("kind", sorted(TARGETS))
-def test_programs_run_on_threads_other_than_the_loading_one(tmp_path, kind):
-    """A service loads once and runs on worker threads: every kernel kind must allow it
-    (oneDNN primitives get a caller-provided scratchpad for this)."""
+def test_one_program_runs_on_four_threads_at_once(tmp_path, kind):
+    """A service loads once and runs on worker threads, concurrently: each call gets its
+    own memory, every kernel kind allows it (oneDNN primitives get a caller-provided
+    scratchpad), and every output matches the interpreter on that call's inputs."""
     import threading
     if not available(kind):
         pytest.skip(f"this build has no {kind} backend")
-    rng = np.random.default_rng(5)
     built = tessera.build(tessera.parse(MODEL), target=TARGETS[kind])
     built.save(tmp_path / "model.tsx")
     ex = tessera.runtime.load(tmp_path / "model.tsx")
-    inputs = {name: rng.uniform(-1, 1, shape).astype(dtype)
-              for name, (shape, dtype) in zip(ex.input_names, ex.input_types)}
-    want = tessera.evaluate(tessera.parse(MODEL), **inputs)
-    results, errors = [], []
+    cases = []
+    for k in range(4):
+        rng = np.random.default_rng(10 + k)
+        inputs = {name: rng.uniform(-1, 1, shape).astype(dtype)
+                  for name, (shape, dtype) in zip(ex.input_names, ex.input_types)}
+        cases.append((inputs, tessera.evaluate(tessera.parse(MODEL), **inputs)))
+    errors, checked = [], []
+    start = threading.Barrier(4)
 
-    def work():
+    def work(k):
         try:
-            for _ in range(3):
-                results.append(ex(**inputs))
+            inputs, want = cases[k]
+            start.wait()
+            for _ in range(5):
+                np.testing.assert_allclose(ex(**inputs), want, rtol=1e-5, atol=1e-5)
+                checked.append(k)
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=work) for _ in range(3)]
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors, errors
-    assert len(results) == 9
-    for got in results:
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert sorted(checked) == sorted(list(range(4)) * 5)

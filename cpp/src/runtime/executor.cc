@@ -46,25 +46,49 @@ Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions option
   int threads = options.num_threads > 0 ? options.num_threads : exe_->default_num_threads();
   pool_ = options.pool ? options.pool : std::make_shared<ThreadPool>(threads);
   env_ = KernelEnvFor(pool_.get());
-  // One allocation for every intermediate; never resized.
-  arena_ = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
-  char* base = static_cast<char*>(arena_.data());
-  for (const Instruction& ins : exe_->program_.instructions) {
+  for (const Instruction& ins : exe_->program_.instructions)
     kernels_.push_back(FindKernel(exe_->module_, ins.symbol));
+  free_states_.push_back(NewState());  // the first call's memory, allocated up front
+}
+
+Executor::~Executor() = default;
+
+std::unique_ptr<Executor::RunState> Executor::NewState() const {
+  auto state = std::make_unique<RunState>();
+  // One allocation for every intermediate; never resized.
+  state->arena = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
+  char* base = static_cast<char*>(state->arena.data());
+  for (const Instruction& ins : exe_->program_.instructions) {
     std::vector<void*> bufs(ins.args.size(), nullptr);
     for (size_t a = 0; a < ins.args.size(); ++a) {
       const Slot& s = exe_->program_.slots[ins.args[a]];
       if (s.kind == SlotKind::kIntermediate) bufs[a] = base + s.offset;
       if (s.kind == SlotKind::kConstant) bufs[a] = exe_->program_.constants[s.index].data();
     }
-    buffers_.push_back(std::move(bufs));
+    state->buffers.push_back(std::move(bufs));
   }
+  return state;
+}
+
+Executor::StateLease::StateLease(Executor& ex) : ex_(ex) {
+  {
+    std::lock_guard<std::mutex> lock(ex_.states_mutex_);
+    if (!ex_.free_states_.empty()) {
+      state_ = std::move(ex_.free_states_.back());
+      ex_.free_states_.pop_back();
+    }
+  }
+  if (!state_) state_ = ex_.NewState();  // a concurrent call: its own arena
+}
+
+Executor::StateLease::~StateLease() {
+  std::lock_guard<std::mutex> lock(ex_.states_mutex_);
+  ex_.free_states_.push_back(std::move(state_));
 }
 
 std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inputs,
                                        std::vector<double>* kernel_ms,
                                        std::vector<NDArray>* reuse_outputs) {
-  std::lock_guard<std::mutex> lock(run_mutex_);
   const Executable& exe = *exe_;
   const std::vector<std::string>& names = exe.program_.input_names;
   std::vector<const NDArray*> given(names.size(), nullptr);
@@ -93,9 +117,10 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
       if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
   }
 
+  StateLease lease(*this);  // this call's arena and buffer tables
   for (size_t i = 0; i < exe.program_.instructions.size(); ++i) {
     const Instruction& ins = exe.program_.instructions[i];
-    std::vector<void*>& bufs = buffers_[i];
+    std::vector<void*>& bufs = lease.state().buffers[i];
     for (size_t a = 0; a < ins.args.size(); ++a) {
       const Slot& s = exe.program_.slots[ins.args[a]];
       if (s.kind == SlotKind::kInput) bufs[a] = given[s.index]->data();

@@ -152,12 +152,14 @@ struct BenchmarkResult {
   std::vector<double> samples_ms;   ///< every sample (ms per run), ascending
 };
 
-/// Runs an Executable: owns the arena (allocated once) and uses a thread pool. One
-/// Executor runs one call at a time (concurrent calls wait for each other); executors
-/// may share an Executable and a pool.
+/// Runs an Executable on a thread pool. Calls may come from several threads at once: each
+/// call runs with an arena of its own, taken from a pool of arenas that grows to the
+/// number of concurrent calls (the first is allocated up front) and is reused after.
+/// Executors may share an Executable and a pool.
 class Executor {
  public:
   explicit Executor(std::shared_ptr<const Executable> exe, ExecutorOptions options = {});
+  ~Executor();
 
   /// Runs @main on `inputs` by parameter name; returns the flattened outputs (fresh
   /// arrays). Throws a value error for unknown/missing names (listing the expected
@@ -187,13 +189,31 @@ class Executor {
                                std::vector<double>* kernel_ms,
                                std::vector<NDArray>* reuse_outputs = nullptr);
 
+  /// The memory one call runs in: the arena of intermediates and, per instruction, its
+  /// buffer table (static pointers filled in; inputs and outputs set per call).
+  struct RunState {
+    NDArray arena;
+    std::vector<std::vector<void*>> buffers;
+  };
+  /// A RunState taken from the pool (or made) for one call, returned when it ends.
+  class StateLease {
+   public:
+    explicit StateLease(Executor& ex);
+    ~StateLease();
+    RunState& state() { return *state_; }
+
+   private:
+    Executor& ex_;
+    std::unique_ptr<RunState> state_;
+  };
+  std::unique_ptr<RunState> NewState() const;
+
   std::shared_ptr<const Executable> exe_;
   std::shared_ptr<ThreadPool> pool_;
-  std::mutex run_mutex_;  // the arena and buffer tables serve one run at a time
   TsKernelEnv env_;
-  NDArray arena_;
   std::vector<KernelFunction> kernels_;
-  std::vector<std::vector<void*>> buffers_;  // per instruction, static pointers filled in
+  std::mutex states_mutex_;                           // guards free_states_
+  std::vector<std::unique_ptr<RunState>> free_states_;  // arenas no call is using
 };
 
 }  // namespace tessera::runtime

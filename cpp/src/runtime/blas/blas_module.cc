@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "../builtin_loaders.h"
 #include "tessera/runtime/library_modules.h"
@@ -163,6 +164,7 @@ class BlasModule : public ModuleNode {
   }
 
   void Run(void* const* buffers, const TsKernelEnv* env) {
+    std::lock_guard<std::mutex> lock(mutex_);  // scratch_ serves one call at a time
     int threads = ThreadsFor(num_threads_, env);
     if (g_blas_threads.exchange(threads) != threads) openblas_set_num_threads(threads);
     for (const GemmStep& s : plan_.steps) {
@@ -192,6 +194,7 @@ class BlasModule : public ModuleNode {
   int num_threads_;
   BlasPlan plan_;
   std::map<int, NDArray> scratch_;
+  std::mutex mutex_;
 };
 
 }  // namespace
