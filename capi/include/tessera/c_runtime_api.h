@@ -19,7 +19,8 @@ extern "C" {
 /** Result of every fallible call. TS_OK is 0; on failure TsGetLastError() explains. */
 typedef enum TsStatus {
   TS_OK = 0,
-  TS_ERROR_PARSE = 1,           /**< malformed text, JSON or pipeline */
+  TS_ERROR_PARSE = 1,           /**< malformed input: a damaged executable file (and, in the
+                                     compiler's API, text IR, JSON, pipelines, ONNX) */
   TS_ERROR_TYPE = 2,            /**< type or shape mismatch */
   TS_ERROR_VALUE = 3,           /**< bad value: attribute, option, config, argument */
   TS_ERROR_NOT_FOUND = 4,       /**< unknown op, pass, config key, function, input */
