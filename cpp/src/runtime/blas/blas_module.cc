@@ -130,13 +130,7 @@ class BlasModule : public ModuleNode {
  public:
   BlasModule(LibraryGraph graph, std::string symbol, int num_threads)
       : symbol_(std::move(symbol)), num_threads_(num_threads), plan_(std::move(graph)) {
-    // Intermediates live for the module's lifetime: no allocation per run.
-    for (const GemmStep& s : plan_.steps) {
-      bool is_output = false;
-      for (int o : plan_.g.outputs) is_output |= o == s.out;
-      if (!is_output)
-        scratch_.emplace(s.out, NDArray::Empty(plan_.g.nodes[s.out].shape, DType::kFloat32));
-    }
+    free_scratch_.push_back(NewScratch());
     LogDebug("blas: @" + symbol_ + " with " + std::to_string(plan_.steps.size()) +
              " GEMM(s) on OpenBLAS core " + BlasCoreName());
   }
@@ -154,27 +148,56 @@ class BlasModule : public ModuleNode {
   }
 
  private:
-  float* Ptr(int node, void* const* buffers) {
+  using Scratch = std::map<int, NDArray>;  // intermediate node -> its buffer
+
+  /// Buffers for the intermediates of one call (kept and reused: no allocation per run).
+  Scratch NewScratch() const {
+    Scratch scratch;
+    for (const GemmStep& s : plan_.steps) {
+      bool is_output = false;
+      for (int o : plan_.g.outputs) is_output |= o == s.out;
+      if (!is_output)
+        scratch.emplace(s.out, NDArray::Empty(plan_.g.nodes[s.out].shape, DType::kFloat32));
+    }
+    return scratch;
+  }
+
+  float* Ptr(int node, void* const* buffers, Scratch& scratch) const {
     const LibraryNode& n = plan_.g.nodes[node];
     if (n.kind == LibraryNode::Kind::kParam) return static_cast<float*>(buffers[n.param]);
     if (n.kind == LibraryNode::Kind::kConstant) return static_cast<float*>(n.data.data());
     for (size_t o = 0; o < plan_.g.outputs.size(); ++o)
       if (plan_.g.outputs[o] == node) return static_cast<float*>(buffers[plan_.g.num_params + o]);
-    return static_cast<float*>(scratch_.at(node).data());
+    return static_cast<float*>(scratch.at(node).data());
   }
 
   void Run(void* const* buffers, const TsKernelEnv* env) {
-    std::lock_guard<std::mutex> lock(mutex_);  // scratch_ serves one call at a time
+    // Concurrent calls each take scratch of their own.
+    Scratch scratch;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_scratch_.empty()) {
+        scratch = std::move(free_scratch_.back());
+        free_scratch_.pop_back();
+      }
+    }
+    if (scratch.empty()) scratch = NewScratch();
+    RunWith(buffers, env, scratch);
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_scratch_.push_back(std::move(scratch));
+  }
+
+  void RunWith(void* const* buffers, const TsKernelEnv* env, Scratch& scratch) {
     int threads = ThreadsFor(num_threads_, env);
     if (g_blas_threads.exchange(threads) != threads) openblas_set_num_threads(threads);
     for (const GemmStep& s : plan_.steps) {
-      const float* a = Ptr(s.a, buffers);
-      const float* b = Ptr(s.b, buffers);
-      float* c = Ptr(s.out, buffers);
+      const float* a = Ptr(s.a, buffers, scratch);
+      const float* b = Ptr(s.b, buffers, scratch);
+      float* c = Ptr(s.out, buffers, scratch);
       float beta = 0.f;
       if (s.bias >= 0) {
         // The bias pre-broadcast into C, accumulated by the GEMM (beta = 1).
-        const float* bias = Ptr(s.bias, buffers);
+        const float* bias = Ptr(s.bias, buffers, scratch);
         for (int64_t row = 0; row < s.batch * s.m; ++row)
           std::memcpy(c + row * s.n, bias, sizeof(float) * s.n);
         beta = 1.f;
@@ -193,8 +216,8 @@ class BlasModule : public ModuleNode {
   std::string symbol_;
   int num_threads_;
   BlasPlan plan_;
-  std::map<int, NDArray> scratch_;
-  std::mutex mutex_;
+  std::mutex mutex_;                  // guards free_scratch_
+  std::vector<Scratch> free_scratch_;  // scratch no call is using
 };
 
 }  // namespace

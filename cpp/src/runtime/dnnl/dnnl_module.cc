@@ -1,5 +1,5 @@
-// The oneDNN runtime module: a partition graph compiled to a DnnlPlan; saved as the graph,
-// from which a load rebuilds the plan.
+// The oneDNN runtime module: a library graph compiled to DnnlPlans (one per concurrent
+// call); saved as the graph, from which a load rebuilds the plan.
 #include <omp.h>
 
 #include <memory>
@@ -19,8 +19,11 @@ class DnnlModule : public ModuleNode {
  public:
   DnnlModule(LibraryGraph graph, std::string symbol, int num_threads)
       : graph_(std::move(graph)), symbol_(std::move(symbol)), num_threads_(num_threads) {
-    BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
-    LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(plan_->num_steps()) + " primitive(s)");
+    // One plan up front (it also reports a partition oneDNN rejects, at build time).
+    Plan first = BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
+    LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(first.plan->num_steps()) +
+             " primitive(s)");
+    free_.push_back(std::move(first));
   }
 
   std::string type_key() const override { return "dnnl"; }
@@ -29,33 +32,21 @@ class DnnlModule : public ModuleNode {
   KernelFunction GetFunction(const std::string& symbol) override {
     if (symbol != symbol_) return nullptr;
     return [this](void* const* buffers, const TsKernelEnv* env) {
-      std::lock_guard<std::mutex> lock(mutex_);  // the plan's memories serve one run at a time
       // Debian's libdnnl runs on OpenMP: the calling thread's team size is the knob.
       int threads = ThreadsFor(num_threads_, env);
-      if (threads != plan_threads_) BuildPlan(threads);
+      Plan plan = Take(threads);  // a plan's memories serve one call at a time
       omp_set_num_threads(threads);
       try {
-        plan_->Run(buffers);
+        plan.plan->Run(buffers);
       } catch (const dnnl::error& e) {
+        Give(std::move(plan));
         TS_THROW(kInternal) << "dnnl: running @" << symbol_ << " failed: " << e.what();
+      } catch (...) {
+        Give(std::move(plan));
+        throw;
       }
+      Give(std::move(plan));
     };
-  }
-
-  /// Builds the plan for a team of `threads`: oneDNN sizes a primitive's parallel work
-  /// when the primitive is created, from the creating thread's OpenMP team size (built
-  /// for all cores, a `-num_threads=1` partition still ran on two threads).
-  void BuildPlan(int threads) {
-    int saved = omp_get_max_threads();
-    omp_set_num_threads(threads);
-    try {
-      plan_ = std::make_unique<dnnl_impl::DnnlPlan>(graph_);
-    } catch (...) {
-      omp_set_num_threads(saved);
-      throw;
-    }
-    omp_set_num_threads(saved);
-    plan_threads_ = threads;
   }
 
   std::string SaveToBytes() const override {
@@ -63,12 +54,55 @@ class DnnlModule : public ModuleNode {
   }
 
  private:
+  /// A plan and the OpenMP team size it was built for.
+  struct Plan {
+    std::unique_ptr<dnnl_impl::DnnlPlan> plan;
+    int threads = 0;
+  };
+
+  /// Builds a plan for a team of `threads`: oneDNN sizes a primitive's parallel work when
+  /// the primitive is created, from the creating thread's OpenMP team size (built for all
+  /// cores, a `-num_threads=1` partition still ran on two threads).
+  Plan BuildPlan(int threads) const {
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Plan p;
+    try {
+      p.plan = std::make_unique<dnnl_impl::DnnlPlan>(graph_);
+    } catch (...) {
+      omp_set_num_threads(saved);
+      throw;
+    }
+    omp_set_num_threads(saved);
+    p.threads = threads;
+    return p;
+  }
+
+  /// A free plan for `threads` (rebuilt if made for another team size), or a new one when
+  /// every plan is in use: concurrent calls each run their own plan.
+  Plan Take(int threads) {
+    Plan p;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        p = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!p.plan || p.threads != threads) p = BuildPlan(threads);
+    return p;
+  }
+
+  void Give(Plan p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(p));
+  }
+
   LibraryGraph graph_;
   std::string symbol_;
   int num_threads_;
-  std::unique_ptr<dnnl_impl::DnnlPlan> plan_;
-  int plan_threads_ = 0;  // the team size plan_ was built for
-  std::mutex mutex_;
+  std::mutex mutex_;        // guards free_
+  std::vector<Plan> free_;  // plans no call is running
 };
 
 }  // namespace
