@@ -6,19 +6,19 @@ DLPack tensor (PyTorch, ``tessera.nd.NDArray``) and returns NumPy arrays (or, wi
 extension (linked against ``libtessera_runtime``), so a deployed service that uses it never
 loads the compiler. ``tessera.build`` returns the same :class:`Executable`.
 """
-import os
+import os as _os
 
 from . import _runtime
-from .error import TesseraTypeError
+from .error import TesseraTypeError as _TesseraTypeError
 
 __all__ = ["Executable", "load", "read_npy", "write_npy"]
 
 
 def _path(path):
     """A file system path from a str or os.PathLike (TypeError for anything else)."""
-    path = os.fspath(path)
+    path = _os.fspath(path)
     if not isinstance(path, str):
-        raise TesseraTypeError(f"expected a str or os.PathLike path, got {type(path).__name__}")
+        raise _TesseraTypeError(f"expected a str or os.PathLike path, got {type(path).__name__}")
     return path
 
 
@@ -63,12 +63,12 @@ class Executable:
     def _inputs(self, args, kwargs):
         names = self.input_names
         if len(args) > len(names):
-            raise TesseraTypeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
+            raise _TesseraTypeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
                                    f"got {len(args)} positional")
         inputs = dict(zip(names, args))
         for key, value in kwargs.items():
             if key in inputs:
-                raise TesseraTypeError(f"input '{key}' given more than once")
+                raise _TesseraTypeError(f"input '{key}' given more than once")
             inputs[key] = value
         return inputs
 
