@@ -153,7 +153,8 @@ static std::optional<AttrValue> CoerceAttr(const AttrValue& value, AttrType type
 }
 
 Attrs NormalizeOpAttrs(const OpDef& def, const Attrs& given) {
-  for (const auto& [key, value] : given.items()) {
+  for (const auto& item : given.items()) {
+    const std::string& key = item.first;  // a reference, not a binding: clang 14 captures it
     bool known = std::any_of(def.attrs.begin(), def.attrs.end(),
                              [&](const AttrField& f) { return f.name == key; });
     if (known) continue;

@@ -224,12 +224,14 @@ void RegisterBinaryMath(ComputeRegistry& r) {
 }
 
 void RegisterFills(ComputeRegistry& r) {
-  for (auto [name, value] : {std::pair<const char*, double>{"zeros", 0.0}, {"ones", 1.0}})
+  for (const auto& [name, fill] : {std::pair<const char*, double>{"zeros", 0.0}, {"ones", 1.0}}) {
+    double value = fill;  // a plain copy: clang 14 cannot capture a structured binding
     r.Register(name, [value](LowerContext&, const std::vector<TensorExpr>&, const Attrs&,
                              const Type& out) {
       const auto* ot = OutTensor(out);
       return std::vector<TensorExpr>{Broadcast(Const(value, ot->dtype), ot->shape)};
     });
+  }
   r.Register(
       "full", [](LowerContext&, const std::vector<TensorExpr>& in, const Attrs&, const Type& out) {
         const auto* ot = OutTensor(out);
