@@ -30,6 +30,13 @@ static bool NestedLess(const NestedSubGraph& a, const NestedSubGraph& b) {
   return a.sub_graph < b.sub_graph;
 }
 
+SubGraph::SubGraph(const DataflowGraph& graph, IndexSet inside)
+    : SubGraph(graph, std::move(inside), std::vector<NestedSubGraph>{}) {}
+
+SubGraph::SubGraph(const DataflowGraph& graph, IndexSet inside, OpPatternKind kind,
+                   std::string label)
+    : SubGraph(graph, std::move(inside), kind, std::move(label), std::vector<NestedSubGraph>{}) {}
+
 SubGraph::SubGraph(const DataflowGraph& graph, IndexSet inside,
                    std::vector<NestedSubGraph> nested) {
   OpPatternKind kind = OpPatternKind::kElemwise;

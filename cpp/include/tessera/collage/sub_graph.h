@@ -33,10 +33,15 @@ class SubGraph {
  public:
   /// The sub-graph of `graph` holding `inside`; kind and label are derived from the
   /// nodes (max kind from elemwise up; op names joined by "+" in index order).
-  SubGraph(const DataflowGraph& graph, IndexSet inside, std::vector<NestedSubGraph> nested = {});
+  SubGraph(const DataflowGraph& graph, IndexSet inside, std::vector<NestedSubGraph> nested);
+  /// The same without nested sub-graphs. (Overloads, not a default argument: a default
+  /// vector of the still incomplete NestedSubGraph does not compile with clang.)
+  SubGraph(const DataflowGraph& graph, IndexSet inside);
   /// As above with an explicit kind and label (used by unions and substitution).
   SubGraph(const DataflowGraph& graph, IndexSet inside, OpPatternKind kind, std::string label,
-           std::vector<NestedSubGraph> nested = {});
+           std::vector<NestedSubGraph> nested);
+  /// The same without nested sub-graphs.
+  SubGraph(const DataflowGraph& graph, IndexSet inside, OpPatternKind kind, std::string label);
 
   /// The nodes of the sub-graph.
   const IndexSet& inside() const;
@@ -56,7 +61,7 @@ class SubGraph {
   size_t first_inside_index() const { return inside().FirstInsideIndex(); }
   size_t last_inside_index() const { return inside().LastInsideIndex(); }
 
-  /// The first check that fails, in the reference's order: too many exits, too deep,
+  /// The first check that fails, in TVM's order: too many exits, too deep,
   /// more than one basic block, nested sub-graphs overlapping or not inside, a tap
   /// (an exit that also feeds an inside node) unless allowed, and a cycle (an output
   /// reaching an entry). Empty when the sub-graph is valid.

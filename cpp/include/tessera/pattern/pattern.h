@@ -32,25 +32,7 @@ enum class DFPatternKind {
   kDominator,     ///< operands {parent, path, child}: see Dominates()
 };
 
-class DFPattern;
-
-/// One pattern node. Immutable; fields not used by `kind` stay empty. Identity matters:
-/// a node used twice in one pattern must match the same expression both times.
-class DFPatternNode : public Object {
- public:
-  DFPatternNode() : Object(TypeIndex::kOther) {}
-  DFPatternKind kind = DFPatternKind::kWildcard;
-  std::vector<DFPattern> operands;  ///< sub-patterns (call args, tuple fields, ...)
-  Ref<const DFPatternNode> callee;  ///< kCall: the callee pattern
-  bool any_args = false;            ///< kCall: args are not constrained
-  Expr expr;                        ///< kExpr
-  std::string name;                 ///< kVar: required name hint (empty: any)
-  int index = -1;                   ///< kTupleGetItem
-  Attrs attrs;                      ///< kAttr
-  Type type;                        ///< kType
-  std::vector<int64_t> shape;       ///< kShape
-  DType dtype = DType::kFloat32;    ///< kDType
-};
+class DFPatternNode;
 
 /// A handle to a pattern with TVM's builder methods.
 class DFPattern {
@@ -86,6 +68,24 @@ class DFPattern {
 
  private:
   Ref<const DFPatternNode> node_;
+};
+
+/// One pattern node. Immutable; fields not used by `kind` stay empty. Identity matters:
+/// a node used twice in one pattern must match the same expression both times.
+class DFPatternNode : public Object {
+ public:
+  DFPatternNode() : Object(TypeIndex::kOther) {}
+  DFPatternKind kind = DFPatternKind::kWildcard;
+  std::vector<DFPattern> operands;  ///< sub-patterns (call args, tuple fields, ...)
+  Ref<const DFPatternNode> callee;  ///< kCall: the callee pattern
+  bool any_args = false;            ///< kCall: args are not constrained
+  Expr expr;                        ///< kExpr
+  std::string name;                 ///< kVar: required name hint (empty: any)
+  int index = -1;                   ///< kTupleGetItem
+  Attrs attrs;                      ///< kAttr
+  Type type;                        ///< kType
+  std::vector<int64_t> shape;       ///< kShape
+  DType dtype = DType::kFloat32;    ///< kDType
 };
 
 /// Matches any expression.
