@@ -48,16 +48,16 @@ Executor::Executor(std::shared_ptr<const Executable> exe, ExecutorOptions option
   env_ = KernelEnvFor(pool_.get());
   for (const Instruction& ins : exe_->program_.instructions)
     kernels_.push_back(FindKernel(exe_->module_, ins.symbol));
-  free_states_.push_back(NewState());  // the first call's memory, allocated up front
+  states_.Put(NewState());  // the first call's memory, allocated up front
 }
 
 Executor::~Executor() = default;
 
-std::unique_ptr<Executor::RunState> Executor::NewState() const {
-  auto state = std::make_unique<RunState>();
+Executor::RunState Executor::NewState() const {
+  RunState state;
   // One allocation for every intermediate; never resized.
-  state->arena = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
-  char* base = static_cast<char*>(state->arena.data());
+  state.arena = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
+  char* base = static_cast<char*>(state.arena.data());
   for (const Instruction& ins : exe_->program_.instructions) {
     std::vector<void*> bufs(ins.args.size(), nullptr);
     for (size_t a = 0; a < ins.args.size(); ++a) {
@@ -65,25 +65,9 @@ std::unique_ptr<Executor::RunState> Executor::NewState() const {
       if (s.kind == SlotKind::kIntermediate) bufs[a] = base + s.offset;
       if (s.kind == SlotKind::kConstant) bufs[a] = exe_->program_.constants[s.index].data();
     }
-    state->buffers.push_back(std::move(bufs));
+    state.buffers.push_back(std::move(bufs));
   }
   return state;
-}
-
-Executor::StateLease::StateLease(Executor& ex) : ex_(ex) {
-  {
-    std::lock_guard<std::mutex> lock(ex_.states_mutex_);
-    if (!ex_.free_states_.empty()) {
-      state_ = std::move(ex_.free_states_.back());
-      ex_.free_states_.pop_back();
-    }
-  }
-  if (!state_) state_ = ex_.NewState();  // a concurrent call: its own arena
-}
-
-Executor::StateLease::~StateLease() {
-  std::lock_guard<std::mutex> lock(ex_.states_mutex_);
-  ex_.free_states_.push_back(std::move(state_));
 }
 
 std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inputs,
@@ -117,10 +101,10 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
       if (s.kind == SlotKind::kOutput) out_buffers[s.index] = NDArray::Empty(s.shape, s.dtype);
   }
 
-  StateLease lease(*this);  // this call's arena and buffer tables
+  auto state = states_.Take([this] { return NewState(); });  // a concurrent call: its own arena
   for (size_t i = 0; i < exe.program_.instructions.size(); ++i) {
     const Instruction& ins = exe.program_.instructions[i];
-    std::vector<void*>& bufs = lease.state().buffers[i];
+    std::vector<void*>& bufs = state->buffers[i];
     for (size_t a = 0; a < ins.args.size(); ++a) {
       const Slot& s = exe.program_.slots[ins.args[a]];
       if (s.kind == SlotKind::kInput) bufs[a] = given[s.index]->data();

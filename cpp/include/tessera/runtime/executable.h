@@ -11,6 +11,7 @@
 
 #include "tessera/runtime/module.h"
 #include "tessera/runtime/ndarray.h"
+#include "tessera/runtime/object_pool.h"
 #include "tessera/runtime/thread_pool.h"
 
 namespace tessera::runtime {
@@ -195,25 +196,13 @@ class Executor {
     NDArray arena;
     std::vector<std::vector<void*>> buffers;
   };
-  /// A RunState taken from the pool (or made) for one call, returned when it ends.
-  class StateLease {
-   public:
-    explicit StateLease(Executor& ex);
-    ~StateLease();
-    RunState& state() { return *state_; }
-
-   private:
-    Executor& ex_;
-    std::unique_ptr<RunState> state_;
-  };
-  std::unique_ptr<RunState> NewState() const;
+  RunState NewState() const;
 
   std::shared_ptr<const Executable> exe_;
   std::shared_ptr<ThreadPool> pool_;
   TsKernelEnv env_;
   std::vector<KernelFunction> kernels_;
-  std::mutex states_mutex_;                           // guards free_states_
-  std::vector<std::unique_ptr<RunState>> free_states_;  // arenas no call is using
+  ObjectPool<RunState> states_;  // one per concurrent call, reused
 };
 
 }  // namespace tessera::runtime

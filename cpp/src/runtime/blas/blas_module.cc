@@ -4,10 +4,10 @@
 
 #include <atomic>
 #include <cstring>
-#include <mutex>
 
 #include "../builtin_loaders.h"
 #include "tessera/runtime/library_modules.h"
+#include "tessera/runtime/object_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 
@@ -130,7 +130,7 @@ class BlasModule : public ModuleNode {
  public:
   BlasModule(LibraryGraph graph, std::string symbol, int num_threads)
       : symbol_(std::move(symbol)), num_threads_(num_threads), plan_(std::move(graph)) {
-    free_scratch_.push_back(NewScratch());
+    scratch_.Put(NewScratch());
     LogDebug("blas: @" + symbol_ + " with " + std::to_string(plan_.steps.size()) +
              " GEMM(s) on OpenBLAS core " + BlasCoreName());
   }
@@ -173,18 +173,8 @@ class BlasModule : public ModuleNode {
 
   void Run(void* const* buffers, const TsKernelEnv* env) {
     // Concurrent calls each take scratch of their own.
-    Scratch scratch;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_scratch_.empty()) {
-        scratch = std::move(free_scratch_.back());
-        free_scratch_.pop_back();
-      }
-    }
-    if (scratch.empty()) scratch = NewScratch();
-    RunWith(buffers, env, scratch);
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_scratch_.push_back(std::move(scratch));
+    auto scratch = scratch_.Take([this] { return NewScratch(); });
+    RunWith(buffers, env, *scratch);
   }
 
   void RunWith(void* const* buffers, const TsKernelEnv* env, Scratch& scratch) {
@@ -216,8 +206,7 @@ class BlasModule : public ModuleNode {
   std::string symbol_;
   int num_threads_;
   BlasPlan plan_;
-  std::mutex mutex_;                  // guards free_scratch_
-  std::vector<Scratch> free_scratch_;  // scratch no call is using
+  ObjectPool<Scratch> scratch_;  // scratch no call is using
 };
 
 }  // namespace

@@ -3,11 +3,11 @@
 #include <omp.h>
 
 #include <memory>
-#include <mutex>
 
 #include "dnnl_plan.h"
 #include "../builtin_loaders.h"
 #include "tessera/runtime/library_modules.h"
+#include "tessera/runtime/object_pool.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 
@@ -23,7 +23,7 @@ class DnnlModule : public ModuleNode {
     Plan first = BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
     LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(first.plan->num_steps()) +
              " primitive(s)");
-    free_.push_back(std::move(first));
+    plans_.Put(std::move(first));
   }
 
   std::string type_key() const override { return "dnnl"; }
@@ -34,18 +34,15 @@ class DnnlModule : public ModuleNode {
     return [this](void* const* buffers, const TsKernelEnv* env) {
       // Debian's libdnnl runs on OpenMP: the calling thread's team size is the knob.
       int threads = ThreadsFor(num_threads_, env);
-      Plan plan = Take(threads);  // a plan's memories serve one call at a time
+      // A plan's memories serve one call at a time: concurrent calls each take their own.
+      auto plan = plans_.Take([&] { return BuildPlan(threads); });
+      if (plan->threads != threads) *plan = BuildPlan(threads);  // made for another team
       omp_set_num_threads(threads);
       try {
-        plan.plan->Run(buffers);
+        plan->plan->Run(buffers);
       } catch (const dnnl::error& e) {
-        Give(std::move(plan));
         TS_THROW(kInternal) << "dnnl: running @" << symbol_ << " failed: " << e.what();
-      } catch (...) {
-        Give(std::move(plan));
-        throw;
       }
-      Give(std::move(plan));
     };
   }
 
@@ -78,31 +75,10 @@ class DnnlModule : public ModuleNode {
     return p;
   }
 
-  /// A free plan for `threads` (rebuilt if made for another team size), or a new one when
-  /// every plan is in use: concurrent calls each run their own plan.
-  Plan Take(int threads) {
-    Plan p;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        p = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    if (!p.plan || p.threads != threads) p = BuildPlan(threads);
-    return p;
-  }
-
-  void Give(Plan p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(p));
-  }
-
   LibraryGraph graph_;
   std::string symbol_;
   int num_threads_;
-  std::mutex mutex_;        // guards free_
-  std::vector<Plan> free_;  // plans no call is running
+  ObjectPool<Plan> plans_;  // plans no call is running
 };
 
 }  // namespace
