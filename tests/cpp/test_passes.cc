@@ -353,7 +353,7 @@ def @main(%x: Tensor[(2, 3, 4), float32]) {
 })");
 }
 
-// ---- The ResNet-block pipeline of the issue ------------------------------------------
+// ---- A ResNet-block pipeline end to end ------------------------------------------------
 
 TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {
   auto constant = [](std::vector<int64_t> shape, uint32_t seed, double scale, double offset) {

@@ -113,7 +113,7 @@ void RegisterUnaryMath(ComputeRegistry& r) {
   for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "erf"})
     r.Register(name, Unary([name](const PrimExpr& x) { return Intrin(name, x); }));
   r.Register("sigmoid", Unary([](const PrimExpr& x) {
-               // The reference's two-sided form, so large |x| never overflows exp.
+               // The reference kernel's two-sided form, so large |x| never overflows exp.
                PrimExpr one = Const(1, x->dtype);
                PrimExpr pos =
                    MakeBinary(BinaryOp::kDiv, one, one + Intrin("exp", Const(0, x->dtype) - x));
