@@ -157,6 +157,15 @@ LibraryGraph DeserializeLibraryGraph(const std::string& bytes, const std::string
     }
     for (int o : g.outputs)
       if (o < 0 || o >= static_cast<int>(g.nodes.size())) TS_THROW(kParse) << "bad output " << o;
+    // Modules fuse an op into its only reader by this count, so it must be the graph's.
+    std::vector<int> uses(g.nodes.size(), 0);
+    for (const LibraryNode& n : g.nodes)
+      for (int in : n.inputs) ++uses[static_cast<size_t>(in)];
+    for (int o : g.outputs) ++uses[static_cast<size_t>(o)];
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].uses != uses[i])
+        TS_THROW(kParse) << "node " << i << " records " << g.nodes[i].uses << " uses, the graph has "
+                         << uses[i];
   } catch (const nlohmann::json::exception& e) {
     TS_THROW(kParse) << what << ": malformed library graph: " << e.what();
   } catch (const Error& e) {

@@ -139,8 +139,8 @@ std::vector<Expr> ConvertReshape(Context& ctx, const onnx::NodeProto& node, Node
       infer = static_cast<int64_t>(i);
     } else if (target[i] < 0) {
       TS_THROW(kType) << "shape entry " << target[i] << " is invalid";
-    } else {
-      known *= target[i];
+    } else if (__builtin_mul_overflow(known, target[i], &known)) {
+      TS_THROW(kType) << "shape " << ShapeToString(target) << " has too many elements";
     }
   }
   int64_t total = ShapeNumElements(in);
