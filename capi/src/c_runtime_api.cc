@@ -7,6 +7,7 @@
 #include <string>
 
 #include "c_runtime_internal.h"
+#include "tessera/support/version.h"
 
 using namespace tessera::capi;
 using tessera::runtime::Executable;
@@ -152,6 +153,10 @@ void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t 
 }  // namespace tessera::capi
 
 extern "C" {
+
+const char* TsGetVersion(void) { return tessera::Version(); }
+
+int32_t TsGetCApiVersion(void) { return TS_C_API_VERSION; }
 
 const char* TsGetLastError(void) {
   return tessera::capi::LastError();

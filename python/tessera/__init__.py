@@ -11,7 +11,7 @@ target (``"native"``: C for this CPU) into an ``Executable``.
 
 Submodules and names load on first use (``tessera.build`` imports the compiler then), so
 ``import tessera.runtime`` stays light. The top-level names: ``parse``, ``build``,
-``load``, ``lower``, ``list_targets``, ``evaluate``, ``run``, ``evaluate_function``,
+``load``, ``lower``, ``list_targets``, ``set_log_level``, ``evaluate``, ``run``, ``evaluate_function``,
 ``Executable``, ``partition_for`` (and ``_dnnl``/``_blas``), the IR classes (``IRModule``,
 ``Function``, ``Var``, ``Call``, ``Constant``, ``Tuple``, ``TupleGetItem``, ``Let``,
 ``GlobalVar``, ``TensorType``, ``TupleType``, ``FuncType``, ``var``, ``const``,
@@ -47,7 +47,7 @@ _NAMES = {
         "structural_equal", "structural_hash", "var")},
     **{name: "interpreter" for name in ("evaluate", "evaluate_function", "run")},
     **{name: "compiler" for name in ("build", "list_targets", "load", "lower")},
-    **{name: "runtime" for name in ("Executable",)},
+    **{name: "runtime" for name in ("Executable", "set_log_level")},
     **{name: "partition" for name in ("partition_for", "partition_for_blas", "partition_for_dnnl")},
 }
 

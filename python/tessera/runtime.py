@@ -11,7 +11,7 @@ import os as _os
 from . import _runtime
 from .error import TesseraTypeError as _TesseraTypeError
 
-__all__ = ["Executable", "load", "read_npy", "write_npy"]
+__all__ = ["Executable", "load", "read_npy", "set_log_level", "write_npy"]
 
 
 def _path(path):
@@ -149,3 +149,10 @@ def __getattr__(name):
         from . import interpreter
         return getattr(interpreter, name)
     raise AttributeError(f"module 'tessera.runtime' has no attribute '{name}'")
+
+
+def set_log_level(level):
+    """Sets what the library logs to stderr: "trace", "debug", "info", "warn" (the default,
+    or the TESSERA_LOG_LEVEL environment variable), "error" or "off". The runtime and the
+    compiler share the one logger. An unknown level raises TesseraValueError."""
+    _runtime.set_log_level(level)

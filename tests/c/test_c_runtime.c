@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s DIR NAME...\n", argv[0]);
     return 2;
   }
+  /* The version: "MAJOR.MINOR.PATCH", and the C API this header describes. */
+  int major = -1, minor = -1, patch = -1;
+  CHECK(sscanf(TsGetVersion(), "%d.%d.%d", &major, &minor, &patch) == 3 && major >= 0);
+  CHECK(TsGetCApiVersion() == TS_C_API_VERSION);
   float* buffers[kFixtureInputs];
   TsNDArray inputs[kFixtureInputs];
   TsDType f32 = {2, 32, 1};

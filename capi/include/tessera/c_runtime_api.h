@@ -16,6 +16,15 @@ extern "C" {
 #define TS_CAPI_EXPORT
 #endif
 
+/** The version of this C API: raised when a declaration changes incompatibly. Compare it
+ *  with what TsGetCApiVersion() says the loaded library implements. */
+#define TS_C_API_VERSION 1
+
+/** The library's version, "MAJOR.MINOR.PATCH" (static storage; never fails). */
+TS_CAPI_EXPORT const char* TsGetVersion(void);
+/** The TS_C_API_VERSION the loaded library was built with. */
+TS_CAPI_EXPORT int32_t TsGetCApiVersion(void);
+
 /** Result of every fallible call. TS_OK is 0; on failure TsGetLastError() explains. */
 typedef enum TsStatus {
   TS_OK = 0,

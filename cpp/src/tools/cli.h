@@ -9,6 +9,7 @@
 
 #include "tessera/ir/module.h"
 #include "tessera/target/target.h"
+#include "tessera/transform/pass.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/pass_instrument.h"
 
@@ -27,6 +28,11 @@ int RunCollageExplain(const std::vector<std::string>& args);
 /// `tessera bench`: latency (median/p90) and per-kernel profile of a model on a target.
 int RunBench(const std::vector<std::string>& args);
 
+/// `tessera --version`: the version, the backends and whether ONNX import is built in.
+int RunVersion(const std::vector<std::string>& args);
+/// `tessera targets`: the registered backends with their target options.
+int RunTargets(const std::vector<std::string>& args);
+
 /// Reads a whole file ("-" = standard input); throws an I/O error naming the path.
 std::string ReadFileOrStdin(const std::string& path);
 class ArgList;
@@ -44,6 +50,33 @@ extern const char* kShapeHelp;
 void Progress(const std::string& message);
 /// Writes `text` to `path` ("-" = standard output).
 void WriteTextFile(const std::string& path, const std::string& text);
+
+/// Remembers the first (innermost) pass that fails and the module it was given.
+class ReproducerInstrument : public PassInstrument {
+ public:
+  ReproducerInstrument() : PassInstrument("CrashReproducer") {}
+  void RunAfterPassFailed(const IRModule& mod, const PassInfo& info) override;
+  /// True once a pass has failed.
+  bool failed() const { return failed_; }
+  /// The module the failing pass was given.
+  const IRModule& module() const { return module_; }
+  /// The failing pass's name.
+  const std::string& pass_name() const { return pass_name_; }
+
+ private:
+  bool failed_ = false;
+  IRModule module_;
+  std::string pass_name_;
+};
+/// Help line of --crash-reproducer.
+extern const char* kReproducerHelp;
+/// Writes the reproducer of `repro`'s failure to `path`: `error` and the replay command as
+/// comments, the arguments that replay it (the failing pass, with its options when it is
+/// found inside `pipeline`, and the context options of `args`), then the module.
+void WriteReproducer(const std::string& path, const ReproducerInstrument& repro,
+                     const Pass* pipeline, const ArgList& args, const std::string& error);
+/// The arguments a reproducer file records (none for other files or "-").
+std::vector<std::string> ReproducerArgs(const std::string& path);
 
 /// Options ContextFromArgs reads, for ArgList's option lists.
 #define CONTEXT_OPTIONS "--opt-level", "--required-pass", "--disable-pass", "--config"

@@ -19,27 +19,43 @@ static const char* kCompileHelp =
     "                        to offer Collage several backends (--target native --target dnnl)\n"
     "  --collage             choose every kernel's backend by measured latency (Collage; the\n"
     "                        same as --config collage.enable=true); progress on stderr\n"
-    "%s%s";
+    "%s%s%s";
 
 int RunCompile(const std::vector<std::string>& raw_args) {
   ArgList args(raw_args, {"--help", "-h", "--collage"},
-               {"-o", "--target", "--shape", CONTEXT_OPTIONS},
+               {"-o", "--target", "--shape", "--crash-reproducer", CONTEXT_OPTIONS},
                "compile");
   if (args.Has("--help") || args.Has("-h")) {
-    std::printf(kCompileHelp, kShapeHelp, kContextHelp);
+    std::printf(kCompileHelp, kShapeHelp, kContextHelp, kReproducerHelp);
     return 0;
   }
   if (args.positionals().size() != 1 || args.Get("-o").empty()) {
     std::fprintf(stderr, "tessera compile: expected one FILE and -o OUT\n\n");
-    std::fprintf(stderr, kCompileHelp, kShapeHelp, kContextHelp);
+    std::fprintf(stderr, kCompileHelp, kShapeHelp, kContextHelp, kReproducerHelp);
     return 2;
   }
   IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
-  PassContext ctx = ContextFromArgs(args, {}, args.Has("--collage"));
-  PassContext::Scope scope(ctx);
+  auto repro = std::make_shared<ReproducerInstrument>();
+  std::string repro_path = args.Get("--crash-reproducer");
+  std::vector<std::shared_ptr<PassInstrument>> instruments;
+  if (!repro_path.empty()) instruments.push_back(repro);
+  PassContext ctx = ContextFromArgs(args, instruments, args.Has("--collage"));
   std::vector<Target> targets = TargetsFromArgs(args);
   Progress("compiling for " + TargetsText(targets) + " ...");
-  auto exe = Build(mod, targets);
+  std::shared_ptr<runtime::Executable> exe;
+  try {
+    PassContext::Scope scope(ctx);
+    exe = Build(mod, targets);
+  } catch (const Error& e) {
+    if (repro->failed()) {
+      Progress("");
+      Pass pipeline = BuildPipeline();  // for the failing pass's options
+      WriteReproducer(repro_path, *repro, &pipeline, args, e.what());
+      std::fprintf(stderr, "tessera compile: wrote a crash reproducer to %s (replay: tessera opt %s)\n",
+                   repro_path.c_str(), repro_path.c_str());
+    }
+    throw;
+  }
   Progress("writing " + args.Get("-o") + " ...");
   exe->Save(args.Get("-o"));
   Progress("");

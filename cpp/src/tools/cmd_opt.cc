@@ -30,7 +30,9 @@ static const char* kOptHelp =
     "  --dump-ir DIR         write the module after every pass to DIR\n"
     "  --emit FORMAT         text (default) or json\n"
     "  -o OUT                write to OUT instead of standard output\n"
-    "  --show-types          annotate bindings with their inferred types (text only)\n";
+    "  --show-types          annotate bindings with their inferred types (text only)\n"
+    "%s"
+    "A crash reproducer given as FILE replays its pass unless --passes says otherwise.\n";
 
 static void ListPassesAndConfigs(bool passes, bool configs) {
   if (passes) {
@@ -73,14 +75,18 @@ static void NoteSkippedPasses(const Pass& pipeline, const PassContext& ctx) {
   }
 }
 
-int RunOpt(const std::vector<std::string>& raw_args) {
-  ArgList args(
+static ArgList OptArgs(const std::vector<std::string>& raw_args) {
+  return ArgList(
       raw_args,
       {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
        "--print-after-change", "--time-passes", "--verify-each", "--list-passes", "--list-configs"},
-      {"--emit", "-o", "--passes", "--dump-ir", CONTEXT_OPTIONS}, "opt");
+      {"--emit", "-o", "--passes", "--dump-ir", "--crash-reproducer", CONTEXT_OPTIONS}, "opt");
+}
+
+int RunOpt(const std::vector<std::string>& raw_args) {
+  ArgList args = OptArgs(raw_args);
   if (args.Has("--help") || args.Has("-h")) {
-    std::printf(kOptHelp, kContextHelp);
+    std::printf(kOptHelp, kContextHelp, kReproducerHelp);
     return 0;
   }
   if (args.Has("--list-passes") || args.Has("--list-configs")) {
@@ -89,8 +95,18 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   }
   if (args.positionals().size() != 1) {
     std::fprintf(stderr, "tessera opt: expected one FILE, got %zu\n\n", args.positionals().size());
-    std::fprintf(stderr, kOptHelp, kContextHelp);
+    std::fprintf(stderr, kOptHelp, kContextHelp, kReproducerHelp);
     return 2;
+  }
+  if (args.Get("--passes").empty()) {
+    std::vector<std::string> replay = ReproducerArgs(args.positionals()[0]);
+    if (!replay.empty()) {
+      std::vector<std::string> all = raw_args;
+      all.insert(all.end(), replay.begin(), replay.end());
+      args = OptArgs(all);
+      std::fprintf(stderr, "tessera opt: replaying the crash reproducer: --passes %s\n",
+                   args.Get("--passes").c_str());
+    }
   }
   std::string emit = args.Get("--emit", "text");
   if (emit != "text" && emit != "json")
@@ -109,12 +125,24 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   if (args.Has("--verify-each")) instruments.push_back(std::make_shared<VerifierInstrument>());
   if (!args.Get("--dump-ir").empty())
     instruments.push_back(std::make_shared<DumpIRInstrument>(args.Get("--dump-ir")));
+  auto repro = std::make_shared<ReproducerInstrument>();
+  std::string repro_path = args.Get("--crash-reproducer");
+  if (!repro_path.empty()) instruments.push_back(repro);
   PassContext ctx = ContextFromArgs(args, instruments);
   if (!args.Get("--passes").empty()) {
     Pass pipeline = ParsePipeline(args.Get("--passes"));
     NoteSkippedPasses(pipeline, ctx);
-    PassContext::Scope scope(ctx);
-    mod = pipeline(mod);
+    try {
+      PassContext::Scope scope(ctx);
+      mod = pipeline(mod);
+    } catch (const Error& e) {
+      if (repro->failed()) {
+        WriteReproducer(repro_path, *repro, &pipeline, args, e.what());
+        std::fprintf(stderr, "tessera opt: wrote a crash reproducer to %s (replay: tessera opt %s)\n",
+                     repro_path.c_str(), repro_path.c_str());
+      }
+      throw;
+    }
   }
   if (args.Has("--time-passes")) std::fputs(timing->Render().c_str(), stderr);
   mod = InferTypes(mod);

@@ -20,22 +20,52 @@ const char* kUsage =
     "  collage candidates FILE --target T   list Collage's candidate partitions\n"
     "  collage explain FILE --target T...   build with Collage and explain every choice\n"
     "  bench FILE  latency (median/p90) and per-kernel profile on a target\n"
+    "  targets     the backends this build has and their options\n"
+    "  version     the version, backends and ONNX support (also --version)\n"
     "\n"
     "FILE is an ONNX model (.onnx), text IR or JSON IR; '-' reads standard input.\n"
     "Run 'tessera <command> --help' for a command's options.\n"
-    "Set TESSERA_LOG_LEVEL=debug|info|warn for logging.\n";
+    "Every command takes --log-level trace|debug|info|warn|error|off (default warn, or\n"
+    "TESSERA_LOG_LEVEL) to see what the compiler does, on stderr.\n";
+
+/// Removes `--log-level LEVEL` (or `--log-level=LEVEL`) from `args` and applies it; a
+/// missing or unknown level is a value error.
+void ApplyLogLevel(std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size();) {
+    if (args[i] == "--log-level") {
+      if (i + 1 >= args.size()) TS_THROW(kValue) << "--log-level expects a level";
+      tessera::SetLogLevel(args[i + 1]);
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    } else if (args[i].rfind("--log-level=", 0) == 0) {
+      tessera::SetLogLevel(args[i].substr(12));
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   tessera::InitLoggingFromEnv();
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
-  }
-  std::string command = argv[1];
-  std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
   try {
+    ApplyLogLevel(args);  // before or after the command
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera: %s\n", e.what());
+    return 2;
+  }
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "--version" || command == "version") return tessera::cli::RunVersion(args);
+    if (command == "targets") return tessera::cli::RunTargets(args);
     if (command == "opt") return tessera::cli::RunOpt(args);
     if (command == "run") return tessera::cli::RunRun(args);
     if (command == "compile") return tessera::cli::RunCompile(args);
