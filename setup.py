@@ -31,7 +31,10 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         configure = ["cmake", "-S", str(ROOT), "-B", str(BUILD_DIR), *generator,
-                     "-DCMAKE_BUILD_TYPE=Release", f"-DPython3_EXECUTABLE={sys.executable}",
+                     # The build type of scripts/setup.sh, so that ccache serves the
+                     # objects a development build already compiled; debug info is
+                     # stripped from the copies below.
+                     "-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DPython3_EXECUTABLE={sys.executable}",
                      "-DTESSERA_TESTS=OFF", "-DTESSERA_PYTHON=ON",
                      "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON",
                      *shlex.split(os.environ.get("TESSERA_CMAKE_ARGS", ""))]
@@ -48,8 +51,12 @@ class CMakeBuild(build_ext):
         shutil.copy2(built[0], target)
         # The extensions find the libraries next to themselves ($ORIGIN rpath).
         libraries = ["libtessera_runtime.so"] + (["libtessera.so"] if module == "_core" else [])
+        copies = [target]
         for lib in libraries:
             shutil.copy2((BUILD_DIR / lib).resolve(), target.parent / lib)
+            copies.append(target.parent / lib)
+        if shutil.which("strip"):
+            subprocess.check_call(["strip", "--strip-debug", *map(str, copies)])
 
 
 (BUILD_DIR / "egg-info").mkdir(parents=True, exist_ok=True)
