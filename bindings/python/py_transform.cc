@@ -100,7 +100,7 @@ void BindPass(py::module_& m) {
       .def("describe", &Pass::Describe)
       .def_property_readonly(
           "kind", [](const Pass& p) { return PassKindName(p.kind()); },
-          "What the pass transforms: 'module', 'function', 'prim_func' or 'sequential'.")
+          "Which IR the pass transforms ('module', 'function', 'prim_func' or 'sequential').")
       .def("__str__", [](const Pass& p) { return PrintPipeline(p); })
       .def("__repr__", &Pass::Describe)
       .def_property_readonly("passes", [](const Pass& p) { return SequentialPasses(p); });
@@ -136,7 +136,7 @@ void BindPass(py::module_& m) {
   m.def(
       "parse_pipeline", [](const std::string& text) { return ParsePipeline(text); },
       py::arg("text"));
-  m.def("print_pipeline", &PrintPipeline, py::arg("pass"));
+  m.def("print_pipeline", &PrintPipeline, py::arg("pass_"));
   m.def("verify_module", &VerifyModule, py::arg("mod"));
 }
 

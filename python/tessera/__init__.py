@@ -19,6 +19,8 @@ Submodules and names load on first use (``tessera.build`` imports the compiler t
 classes.
 """
 import importlib as _importlib
+from typing import TYPE_CHECKING
+
 
 from .error import (  # noqa: F401
     TesseraConfigError,
@@ -50,6 +52,18 @@ _NAMES = {
     **{name: "runtime" for name in ("Executable", "set_log_level")},
     **{name: "partition" for name in ("partition_for", "partition_for_blas", "partition_for_dnnl")},
 }
+
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
+    from . import (backend, collage, compiler, frontend, instrument, interpreter,  # noqa: F401
+                   ir, nd, op, partition, pattern, runtime, transform)
+    from .compiler import build, list_targets, load, lower  # noqa: F401
+    from .interpreter import evaluate, evaluate_function, run  # noqa: F401
+    from .ir import (Call, Constant, Function, FuncType, GlobalVar, IRModule, Let,  # noqa: F401
+                     TensorType, Tuple, TupleGetItem, TupleType, Var, assert_structural_equal,
+                     const, parse, structural_equal, structural_hash, var)
+    from .partition import partition_for, partition_for_blas, partition_for_dnnl  # noqa: F401
+    from .runtime import Executable, set_log_level  # noqa: F401
 
 
 def __getattr__(name):

@@ -174,17 +174,15 @@ def _iter(self):
     return iter([TupleGetItem(self, i) for i in range(size)])
 
 
-Expr.__add__ = _binary("add")
-Expr.__radd__ = _binary("add", reverse=True)
-Expr.__sub__ = _binary("subtract")
-Expr.__rsub__ = _binary("subtract", reverse=True)
-Expr.__mul__ = _binary("multiply")
-Expr.__rmul__ = _binary("multiply", reverse=True)
-Expr.__truediv__ = _binary("divide")
-Expr.__rtruediv__ = _binary("divide", reverse=True)
-Expr.__neg__ = lambda self: _core.make_op_call("negative", [self])
-Expr.__getitem__ = _getitem
-Expr.__iter__ = _iter
+# The operators of Expr (the extension's stub declares them for type checkers).
+for _name, _method in {
+        "__add__": _binary("add"), "__radd__": _binary("add", reverse=True),
+        "__sub__": _binary("subtract"), "__rsub__": _binary("subtract", reverse=True),
+        "__mul__": _binary("multiply"), "__rmul__": _binary("multiply", reverse=True),
+        "__truediv__": _binary("divide"), "__rtruediv__": _binary("divide", reverse=True),
+        "__neg__": lambda self: _core.make_op_call("negative", [self]),
+        "__getitem__": _getitem, "__iter__": _iter}.items():
+    setattr(Expr, _name, _method)
 
 
 def _repr(self):
@@ -194,7 +192,7 @@ def _repr(self):
         return f"<tessera.ir.{type(self).__name__}>"
 
 
-Expr.__repr__ = _repr
+setattr(Expr, "__repr__", _repr)
 
 
 def structural_equal(lhs, rhs, map_free_vars=False):

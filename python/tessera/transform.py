@@ -10,7 +10,9 @@ import functools
 import inspect
 import keyword
 
-from . import _core
+from . import _core, _passes
+from ._pass_factory import registered_pass as _registered_pass
+from ._passes import *  # noqa: F401,F403  (a factory per registered pass)
 from .error import TesseraTypeError
 
 PassInfo = _core.PassInfo
@@ -74,7 +76,7 @@ def _passes_of(self):
     return [wrap_pass(p) for p in _core.Pass.passes.fget(self)]
 
 
-Sequential.passes = property(_passes_of, doc="The child passes.")
+setattr(Sequential, "passes", property(_passes_of, doc="The child passes."))
 
 
 def parse_pipeline(text):
@@ -182,41 +184,22 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None, incl
     return create_function_pass
 
 
-def _make_pass_function(entry):
-    name = entry["name"]
-    options = entry["options"]
-    params = []
-    for o in options:
-        pname = o["name"] + "_" if keyword.iskeyword(o["name"]) else o["name"]
-        params.append(inspect.Parameter(pname, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                        default=o["default"]))
-    signature = inspect.Signature(params)
-    mapping = {p.name: o["name"] for p, o in zip(params, options)}
-
-    def factory(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as err:
-            raise TesseraTypeError(f"pass '{name}': {err}") from None
-        given = {mapping[k]: v for k, v in bound.arguments.items()}
-        return wrap_pass(_core.get_pass(name, given))
-
-    factory.__name__ = name
-    factory.__qualname__ = name
-    factory.__signature__ = signature
-    lines = [entry["description"], ""]
-    for o in options:
-        lines.append(f"    {o['name']} ({o['type']}, default {o['default']!r}): {o['description']}")
-    factory.__doc__ = "\n".join(lines)
-    return factory
-
-
 def _populate():
-    names = []
+    """Factories of registered passes beyond the built-in ones in tessera._passes (passes a
+    program embedding Tessera registered), made now; the names of all."""
+    names = list(_passes.__all__)
     for entry in _core.list_passes():
-        if entry["name"].isidentifier():
-            globals()[entry["name"]] = _make_pass_function(entry)
-            names.append(entry["name"])
+        name = entry["name"]
+        if name.isidentifier() and name not in names:
+            options = {o["name"]: o["default"] for o in entry["options"]}
+
+            def factory(_name=name, _options=options, **given):
+                return _registered_pass(_name, {**_options, **given})
+
+            factory.__name__ = factory.__qualname__ = name
+            factory.__doc__ = entry["description"]
+            globals()[name] = factory
+            names.append(name)
     return names
 
 

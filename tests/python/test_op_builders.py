@@ -181,9 +181,10 @@ def test_bad_arguments_raise_mapped_errors():
         op.nn.conv2d(x, w, padding="same")
     with pytest.raises(ValueError, match="attribute 'groups'"):
         op.nn.conv2d(x, w, groups=[1, 2])
-    with pytest.raises(TypeError, match="op 'nn.conv2d': got an unexpected keyword argument 'pads'"):
+    # Builders are ordinary functions: a wrong argument list is Python's own TypeError.
+    with pytest.raises(TypeError, match=r"conv2d\(\) got an unexpected keyword argument 'pads'"):
         op.nn.conv2d(x, w, pads=1)
-    with pytest.raises(tessera.TesseraTypeError, match="op 'add': missing a required argument: 'rhs'"):
+    with pytest.raises(TypeError, match=r"add\(\) missing 1 required positional argument: 'rhs'"):
         op.add(x)
     with pytest.raises(TypeError, match="input 'rhs' must be an expression, got a dict"):
         op.add(x, {})

@@ -10,12 +10,16 @@ import textwrap
 from conftest import ROOT
 
 SCRIPT = textwrap.dedent("""
+    import pathlib
     import numpy as np
     import tessera
     import tessera.frontend, tessera.op, tessera.transform, tessera.collage, tessera.runtime
     from tessera.op import nn
 
     assert "site-packages" in tessera.__file__, tessera.__file__
+    package = pathlib.Path(tessera.__file__).parent
+    for typed in ("py.typed", "_core.pyi", "_runtime.pyi", "op/nn.py", "_passes.py"):
+        assert (package / typed).exists(), typed
     x = tessera.var("x", shape=(2, 3))
     mod = tessera.IRModule.from_expr(tessera.Function([x], nn.relu(tessera.op.add(x, x))))
     exe = tessera.build(mod, "native -num_threads=1")

@@ -1,4 +1,6 @@
-"""Generation of op builder functions and namespaces from the C++ op registry."""
+"""Op builders: what the generated builder functions (_ops.py, nn.py, ... written by
+scripts/gen_python_api.py) call, call_tir, and builders made at import for ops a program
+registered beyond the built-in ones."""
 import inspect
 import keyword
 import sys
@@ -124,30 +126,64 @@ def make_builder(schema):
     return builder
 
 
-def _call_tir_builder(schema):
-    def call_tir(func, args, out_type):
-        """Destination-passing call of PrimFunc ``func`` (a GlobalVar or its name) on the
-        tuple ``args``; the runtime allocates outputs of type ``out_type``."""
-        if isinstance(func, str):
-            func = GlobalVar(func)
-        if not isinstance(out_type, Type):
-            raise TesseraTypeError("call_tir: out_type must be a Type")
-        args = as_expr(list(args) if isinstance(args, (list, tuple)) else args, None,
-                       "call_tir: args")
-        return _core.make_op_call(schema.name, [func, args], {}, [out_type])
+_SCHEMAS = {}
 
-    call_tir.schema = schema
-    return call_tir
+
+def _cached_schema(name):
+    if name not in _SCHEMAS:
+        _SCHEMAS[name] = get_schema(name)
+    return _SCHEMAS[name]
+
+
+def _is_default(value, attr):
+    """True when ``value`` is the attribute's registered default (then it is not passed,
+    exactly as if the caller had left it out)."""
+    if attr.required or type(value) is not type(attr.default):
+        return False
+    try:
+        return bool(value == attr.default)
+    except (TypeError, ValueError):
+        return False
+
+
+def call_op(op_name, given):
+    """The call of ``op_name`` a generated builder makes from its arguments (``given``: the
+    builder's locals(), by Python parameter name)."""
+    schema = _cached_schema(op_name)
+    input_names = [_py_name(n) for n in schema.inputs]
+    raw_inputs = [given[n] for n in input_names] + list(given.get("more_inputs", ()))
+    like = [v for v in raw_inputs if isinstance(v, Expr)]
+    inputs = [as_expr(v, like, f"op '{op_name}': input '{n}'")
+              for v, n in zip(raw_inputs, input_names + ["more_inputs"] * len(raw_inputs))]
+    attrs = {}
+    for a in schema.attrs:
+        value = given[_py_name(a.name)]
+        if not _is_default(value, a):
+            attrs[a.name] = _attr_value(value)
+    return _core.make_op_call(op_name, inputs, attrs)
+
+
+def call_tir(func, args, out_type):
+    """Destination-passing call of PrimFunc ``func`` (a GlobalVar or its name) on the
+    tuple ``args``; the runtime allocates outputs of type ``out_type``."""
+    if isinstance(func, str):
+        func = GlobalVar(func)
+    if not isinstance(out_type, Type):
+        raise TesseraTypeError("call_tir: out_type must be a Type")
+    args = as_expr(list(args) if isinstance(args, (list, tuple)) else args, None,
+                   "call_tir: args")
+    return _core.make_op_call("call_tir", [func, args], {}, [out_type])
 
 
 def populate(namespace, package_name):
-    """Adds a builder for every registered op to ``namespace`` (the tessera.op package);
-    dotted names go to sub-namespaces (``nn.conv2d`` -> tessera.op.nn.conv2d)."""
+    """Gives every registered op's builder its ``schema`` and adds a builder for each op the
+    generated modules do not have (ops registered by a program embedding Tessera) to
+    ``namespace`` (the tessera.op package); dotted names go to sub-namespaces
+    (``nn.conv2d`` -> tessera.op.nn.conv2d)."""
     modules = {}
     names = []
     for name in _core.list_ops():
-        schema = get_schema(name)
-        builder = _call_tir_builder(schema) if name == "call_tir" else make_builder(schema)
+        schema = _cached_schema(name)
         *prefix, short = name.split(".")
         target = namespace
         path = package_name
@@ -166,10 +202,14 @@ def populate(namespace, package_name):
                 else:
                     setattr(target, part, module)
             target = modules[path]
-        if isinstance(target, dict):
-            target[_py_name(short)] = builder
+        existing = (target.get(_py_name(short)) if isinstance(target, dict)
+                    else getattr(target, _py_name(short), None))
+        if existing is not None:  # generated (or call_tir): only its schema is added
+            existing.schema = schema
+        elif isinstance(target, dict):
+            target[_py_name(short)] = make_builder(schema)
         else:
-            setattr(target, _py_name(short), builder)
+            setattr(target, _py_name(short), make_builder(schema))
             target.__all__.append(_py_name(short))
         names.append(name)
     return names
