@@ -3,40 +3,50 @@
 # script with the onnx helper API and seeded random weights: no PyTorch, no downloads),
 # import and compile it through Collage (each kernel's backend chosen among native, oneDNN
 # and BLAS by measured latency, one thread), run it, check the output against an
-# independent NumPy evaluation, and print its latency and per-kernel profile.
+# independent NumPy evaluation, time it on one and on all cores (and PyTorch on the same
+# weights when it is installed), and end with a verdict block.
+# Everything it makes stays in $TESSERA_MAIN_OUT (default: BUILD_DIR/main).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 HW=${TESSERA_MAIN_HW:-224}
-scripts/setup.sh "$BUILD_DIR" >/dev/null
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-echo "== making the model"
-/usr/bin/python3 examples/onnx/make_resnet18.py "$WORK" --hw "$HW"
+OUT=${TESSERA_MAIN_OUT:-$BUILD_DIR/main}
+CORES=$(nproc)
+T0=$(date +%s)
+STAGE=""
+stage() {
+  STAGE=$1
+  local s=$(( $(date +%s) - T0 ))
+  printf '\n[%d:%02d] == %s\n' $((s / 60)) $((s % 60)) "$1"
+}
+trap 'echo; echo "== VERDICT: FAIL during: $STAGE (the messages above say why)"' ERR
+
+stage "set-up: packages (apt-get, first run only) and the build (ninja's progress follows)"
+scripts/setup.sh "$BUILD_DIR"
+mkdir -p "$OUT"
+stage "making the model in $OUT"
+/usr/bin/python3 examples/onnx/make_resnet18.py "$OUT" --hw "$HW"
 # Every backend this build has (oneDNN and BLAS are optional at build time).
 TARGETS=(--target "native -num_threads=1")
 for lib in $(PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -c \
     "import tessera; print(' '.join(t['name'] for t in tessera.list_targets() if t['name'] in ('dnnl', 'blas')))"); do
   TARGETS+=(--target "$lib")
 done
-echo "== importing $WORK/resnet18.onnx and compiling it with Collage (${TARGETS[*]})"
+stage "importing resnet18.onnx and compiling it with Collage over ${TARGETS[*]//--target /} (about a minute)"
 start=$(date +%s.%N)
-"$BUILD_DIR/tessera" compile "$WORK/resnet18.onnx" -o "$WORK/resnet18.tsx" "${TARGETS[@]}" \
-  --collage --opt-level 3
+"$BUILD_DIR/tessera" compile "$OUT/resnet18.onnx" -o "$OUT/resnet18.tsx" "${TARGETS[@]}" \
+  --collage --opt-level 3 2> >(tee "$OUT/collage.txt" >&2)
 end=$(date +%s.%N)
-printf 'import + Collage search + compile time: %.1f s\n' "$(/usr/bin/python3 -c "print($end-$start)")"
-echo "== running the compiled executable"
-"$BUILD_DIR/tessera" run "$WORK/resnet18.tsx" --input "input=$WORK/input.npy" \
-  --output "$WORK/out.npy" --time
-if ! CHECK=$(/usr/bin/python3 examples/onnx/make_resnet18.py "$WORK" --check "$WORK/out.npy"); then
-  echo "$CHECK"
-  echo "== VERDICT: FAIL: the output of the compiled ResNet-18 does not match NumPy"
-  exit 1
-fi
-echo "$CHECK"
-echo "== latency and per-kernel profile"
-"$BUILD_DIR/tessera" bench "$WORK/resnet18.tsx" --warmup 3 --repeat 20 \
-  --input "input=$WORK/input.npy" | tee "$WORK/bench.txt"
-MEDIAN=$(grep -o 'median [0-9.]* ms' "$WORK/bench.txt" | head -1 || true)
-echo "== VERDICT: PASS: ResNet-18 (${HW}x${HW}) imported from ONNX, compiled with Collage, output" \
-  "matches NumPy; latency ${MEDIAN:-see above}"
+COMPILE_S=$(/usr/bin/python3 -c "print(round($end - $start, 1))")
+stage "running the compiled program (tessera run)"
+"$BUILD_DIR/tessera" run "$OUT/resnet18.tsx" --input "input=$OUT/input.npy" \
+  --output "$OUT/out.npy" --time
+stage "latency and per-kernel profile on 1 thread, then on $CORES (tessera bench)"
+"$BUILD_DIR/tessera" bench "$OUT/resnet18.tsx" --threads 1 --warmup 3 --repeat 20 \
+  --input "input=$OUT/input.npy" | tee "$OUT/bench_1thread.txt"
+"$BUILD_DIR/tessera" bench "$OUT/resnet18.tsx" --threads "$CORES" --warmup 3 --repeat 20 \
+  --input "input=$OUT/input.npy" | grep -E "latency|thread" | tee "$OUT/bench_${CORES}threads.txt"
+stage "checking the output against NumPy, and PyTorch on the same weights if installed"
+trap - ERR
+PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 examples/onnx/main_summary.py "$OUT" \
+  --compile-seconds "$COMPILE_S"
