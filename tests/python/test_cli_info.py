@@ -119,3 +119,36 @@ def test_no_reproducer_without_a_failure_or_the_flag(tessera_cli, tmp_path):
     res = run(tessera_cli, "opt", str(model), "--passes", "FuseOps", "--crash-reproducer", str(repro))
     assert res.returncode == 0, res.stderr
     assert not repro.exists()
+
+
+def test_viz_draws_kernels_and_partitions(tessera_cli, tmp_path):
+    model = tmp_path / "m.txt"
+    model.write_text(
+        "def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {\n"
+        "  nn.relu(nn.conv2d(%x, %w, padding=[1, 1]))\n}\n")
+    dot, svg, html = (tmp_path / f"g.{ext}" for ext in ("dot", "svg", "html"))
+    res = run(tessera_cli, "viz", str(model), "-o", str(dot))
+    assert res.returncode == 0, res.stderr
+    assert 'label="fused"' in dot.read_text() and 'label="nn.conv2d"' in dot.read_text()
+    if "dnnl" in {t["name"] for t in tessera.list_targets()}:
+        res = run(tessera_cli, "viz", str(model), "-o", str(dot), "--target", "native -compiler=dnnl")
+        assert res.returncode == 0, res.stderr
+        assert 'label="dnnl @' in dot.read_text()
+    # Graphviz renders the picture (set-up installs it).
+    assert run(tessera_cli, "viz", str(model), "-o", str(svg)).returncode == 0
+    assert svg.read_text().startswith("<svg")
+    assert run(tessera_cli, "viz", str(model), "-o", str(html)).returncode == 0
+    assert "<svg" in html.read_text() and html.read_text().startswith("<!DOCTYPE html>")
+    # The model as loaded, without the build's fusion.
+    assert run(tessera_cli, "viz", str(model), "-o", str(dot), "--passes", "").returncode == 0
+    assert "cluster" not in dot.read_text()
+    bad = run(tessera_cli, "viz", str(model), "-o", str(tmp_path / "g.png"))
+    assert bad.returncode == 1 and "write a .svg, .html or .dot file" in bad.stderr
+
+
+def test_opt_emits_dot(tessera_cli, tmp_path):
+    model = tmp_path / "m.txt"
+    model.write_text(MODEL)
+    res = run(tessera_cli, "opt", str(model), "--passes", "FuseOps", "--emit", "dot")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("digraph module {") and 'label="fused"' in res.stdout

@@ -1,18 +1,15 @@
 // Collage reports as text and as HTML (with an SVG from Graphviz `dot` when installed).
 #include "tessera/collage/report.h"
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
 
+#include "tessera/ir/graph_dot.h"
 #include "tessera/support/error.h"
 
 namespace tessera::collage {
@@ -140,31 +137,6 @@ std::string ToDot(const json& f, std::map<std::string, std::string>& colours) {
   return dot.str();
 }
 
-/// SVG from `dot -Tsvg`, or "" when dot is not installed or fails.
-std::string RunDot(const std::string& source) {
-  if (std::system("command -v dot >/dev/null 2>&1") != 0) return "";
-  const char* tmp = std::getenv("TMPDIR");
-  std::string base = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessera-collage-XXXXXX";
-  int fd = mkstemp(base.data());
-  if (fd < 0) return "";
-  close(fd);
-  std::string in = base, out = base + ".svg";
-  { std::ofstream(in) << source; }
-  std::string cmd = "dot -Tsvg '" + in + "' -o '" + out + "' 2>/dev/null";
-  std::string svg;
-  if (std::system(cmd.c_str()) == 0) {
-    std::ifstream f(out);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    svg = ss.str();
-    size_t start = svg.find("<svg");
-    svg = start == std::string::npos ? "" : svg.substr(start);
-  }
-  std::remove(in.c_str());
-  std::remove(out.c_str());
-  return svg;
-}
-
 std::string TextOf(const json& r, double measured_ms);
 std::string HtmlOf(const json& r, const std::string& report_json, double measured_ms);
 
@@ -284,7 +256,12 @@ std::string HtmlOf(const json& r, const std::string& report_json, double measure
   const json functions = r.value("functions", json::array());
   for (const json& f : functions) {
     html << "<h2>@" << Escape(f.value("name", "?")) << "</h2>\n";
-    std::string svg = RunDot(ToDot(f, colours));
+    std::string svg;
+    try {
+      svg = DotToSvg(ToDot(f, colours));
+    } catch (const Error&) {
+      // Without Graphviz the page still has the tables.
+    }
     if (svg.empty())
       html << "<p><i>Graphviz <code>dot</code> is not installed (apt-get install graphviz): "
               "no picture, the tables follow.</i></p>\n";

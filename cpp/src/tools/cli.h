@@ -28,6 +28,8 @@ int RunCollageExplain(const std::vector<std::string>& args);
 /// `tessera bench`: latency (median/p90) and per-kernel profile of a model on a target.
 int RunBench(const std::vector<std::string>& args);
 
+/// `tessera viz`: draws a model's dataflow, kernels and partitions (SVG, HTML or DOT).
+int RunViz(const std::vector<std::string>& args);
 /// `tessera --version`: the version, the backends and whether ONNX import is built in.
 int RunVersion(const std::vector<std::string>& args);
 /// `tessera targets`: the registered backends with their target options.

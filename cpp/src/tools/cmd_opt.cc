@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "tessera/ir/graph_dot.h"
 #include "tessera/ir/json.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/error.h"
@@ -28,7 +29,8 @@ static const char* kOptHelp =
     "  --time-passes         print a nested timing tree to stderr\n"
     "  --verify-each         check well-formedness after every pass\n"
     "  --dump-ir DIR         write the module after every pass to DIR\n"
-    "  --emit FORMAT         text (default) or json\n"
+    "  --emit FORMAT         text (default), json, or dot (the dataflow for Graphviz;\n"
+    "                        tessera viz draws it)\n"
     "  -o OUT                write to OUT instead of standard output\n"
     "  --show-types          annotate bindings with their inferred types (text only)\n"
     "%s"
@@ -109,8 +111,8 @@ int RunOpt(const std::vector<std::string>& raw_args) {
     }
   }
   std::string emit = args.Get("--emit", "text");
-  if (emit != "text" && emit != "json")
-    TS_THROW(kValue) << "--emit must be 'text' or 'json', got '" << emit << "'";
+  if (emit != "text" && emit != "json" && emit != "dot")
+    TS_THROW(kValue) << "--emit must be 'text', 'json' or 'dot', got '" << emit << "'";
   IRModule mod = LoadModule(args.positionals()[0]);
 
   std::vector<std::shared_ptr<PassInstrument>> instruments;
@@ -148,7 +150,9 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   mod = InferTypes(mod);
   PrintOptions options;
   options.show_types = args.Has("--show-types");
-  std::string out = emit == "json" ? ModuleToJson(mod, 1) + "\n" : PrintModule(mod, options);
+  std::string out = emit == "json"  ? ModuleToJson(mod, 1) + "\n"
+                    : emit == "dot" ? ModuleToDot(mod)
+                                    : PrintModule(mod, options);
   WriteTextFile(args.Get("-o", "-"), out);
   return 0;
 }

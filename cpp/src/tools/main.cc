@@ -20,6 +20,7 @@ const char* kUsage =
     "  collage candidates FILE --target T   list Collage's candidate partitions\n"
     "  collage explain FILE --target T...   build with Collage and explain every choice\n"
     "  bench FILE  latency (median/p90) and per-kernel profile on a target\n"
+    "  viz FILE -o OUT.svg   draw the model's kernels and partitions (also .html, .dot)\n"
     "  targets     the backends this build has and their options\n"
     "  version     the version, backends and ONNX support (also --version)\n"
     "\n"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "--version" || command == "version") return tessera::cli::RunVersion(args);
     if (command == "targets") return tessera::cli::RunTargets(args);
+    if (command == "viz") return tessera::cli::RunViz(args);
     if (command == "opt") return tessera::cli::RunOpt(args);
     if (command == "run") return tessera::cli::RunRun(args);
     if (command == "compile") return tessera::cli::RunCompile(args);
