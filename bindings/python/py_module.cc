@@ -18,11 +18,19 @@ std::string ModuleText(const IRModule& mod, bool show_meta_data, bool show_types
   return PrintModule(mod, options);
 }
 
-/// A module from a {name: function} dict, in the dict's order.
+/// The function name a key stands for: a str or a GlobalVar (TVM's keys).
+std::string NameOf(py::handle key, const char* what) {
+  if (py::isinstance<py::str>(key)) return key.cast<std::string>();
+  if (py::isinstance<GlobalVarNode>(key)) return key.cast<GlobalVar>()->name;
+  TS_THROW(kType) << what << ": expected a function name (str) or a GlobalVar, got "
+                  << py::str(py::type::handle_of(key).attr("__name__")).cast<std::string>();
+}
+
+/// A module from a {name or GlobalVar: function} dict, in the dict's order.
 IRModule ModuleFromDict(py::dict functions) {
   IRModule mod;
   for (auto [key, value] : functions) {
-    std::string name = key.cast<std::string>();
+    std::string name = NameOf(key, "IRModule");
     if (!py::isinstance<BaseFuncNode>(value))
       TS_THROW(kType) << "IRModule: value for '" << name << "' must be a Function or PrimFunc";
     mod = mod.WithFunction(name, value.cast<BaseFunc>());
@@ -60,15 +68,41 @@ void BindIRModule(py::module_& m) {
                              })
       .def_property_readonly("attrs", [](const IRModule& mod) { return AttrsToPy(mod.attrs()); })
       .def("__getitem__",
-           [](const IRModule& mod, const std::string& name) { return mod.Lookup(name); })
+           [](const IRModule& mod, py::object key) { return mod.Lookup(NameOf(key, "IRModule[]")); })
       .def("__setitem__",
-           [](IRModule& mod, const std::string& name, BaseFunc func) {
+           [](IRModule& mod, py::object key, BaseFunc func) {
              // Rebinds this handle to a new module; other handles keep the old one.
+             std::string name = NameOf(key, "IRModule[]");
              if (!func) TS_THROW(kValue) << "IRModule: cannot store None as @" << name;
              mod = mod.WithFunction(name, func);
            })
       .def("__contains__",
-           [](const IRModule& mod, const std::string& name) { return mod.Contains(name); })
+           [](const IRModule& mod, py::object key) {
+             return (py::isinstance<py::str>(key) || py::isinstance<GlobalVarNode>(key)) &&
+                    mod.Contains(NameOf(key, "in IRModule"));
+           })
+      .def(
+          "update_func",
+          [](IRModule& mod, py::object key, BaseFunc func) {
+            std::string name = NameOf(key, "IRModule.update_func");
+            if (!func) TS_THROW(kValue) << "IRModule.update_func: function is None";
+            mod = mod.WithFunction(name, func);
+          },
+          py::arg("var"), py::arg("func"), "Sets (adds or replaces) one function (TVM's name).")
+      .def(
+          "update",
+          [](IRModule& mod, const IRModule& other) {
+            for (const auto& [name, func] : other.functions()) mod = mod.WithFunction(name, func);
+          },
+          py::arg("other"), "Adds or replaces every function of `other` (TVM's name).")
+      .def(
+          "get_global_var",
+          [](const IRModule& mod, const std::string& name) {
+            if (!mod.Contains(name))
+              TS_THROW(kNotFound) << "IRModule has no function @" << name;
+            return MakeGlobalVar(name);
+          },
+          py::arg("name"), "The GlobalVar naming function `name`; not-found error if absent.")
       .def("__len__", [](const IRModule& mod) { return mod.functions().size(); })
       .def("__iter__",
            [](const IRModule& mod) {
@@ -78,10 +112,11 @@ void BindIRModule(py::module_& m) {
            })
       .def("get_global_vars",
            [](const IRModule& mod) {
-             std::vector<std::string> names;
-             for (const auto& [name, func] : mod.functions()) names.push_back(name);
-             return names;
-           })
+             std::vector<GlobalVar> vars;
+             for (const auto& [name, func] : mod.functions()) vars.push_back(MakeGlobalVar(name));
+             return vars;
+           },
+           "A GlobalVar per function, in the module's order (as TVM returns them).")
       .def(
           "with_function",
           [](const IRModule& mod, const std::string& name, BaseFunc func) {

@@ -62,6 +62,40 @@ Pass MakePyFunctionPass(py::function fn, PassInfo info, bool include_all) {
       std::move(info), include_all);
 }
 
+/// A PrimFunc pass whose per-PrimFunc transformation is `fn(func, mod, ctx)`; returning
+/// None removes the PrimFunc.
+Pass MakePyPrimFuncPass(py::function fn, PassInfo info) {
+  auto callback = SharePy(std::move(fn));
+  std::string name = info.name;
+  return CreatePrimFuncPass(
+      [callback, name](tir::PrimFunc func, const IRModule& mod, const PassContext& ctx) {
+        py::gil_scoped_acquire gil;
+        py::object result = (*callback)(func, mod, ctx);
+        if (result.is_none()) return tir::PrimFunc();
+        if (!py::isinstance<tir::PrimFuncNode>(result))
+          TS_THROW(kType) << "prim_func pass '" << name << "' must return a PrimFunc or None, got "
+                          << PyTypeName(result);
+        return result.cast<tir::PrimFunc>();
+      },
+      std::move(info));
+}
+
+/// PassContext(trace=fn): `fn(mod, info, is_before)` before and after every pass.
+class TraceInstrument : public PassInstrument {
+ public:
+  explicit TraceInstrument(py::function fn)
+      : PassInstrument("trace"), fn_(SharePy(std::move(fn))) {}
+  void RunBeforePass(const IRModule& mod, const PassInfo& info) override { Call(mod, info, true); }
+  void RunAfterPass(const IRModule& mod, const PassInfo& info) override { Call(mod, info, false); }
+
+ private:
+  void Call(const IRModule& mod, const PassInfo& info, bool before) {
+    py::gil_scoped_acquire gil;
+    (*fn_)(mod, info, before);
+  }
+  std::shared_ptr<py::object> fn_;
+};
+
 py::list OptionsToPy(const std::vector<PassOption>& options) {
   py::list out;
   for (const PassOption& o : options) {
@@ -108,6 +142,23 @@ void BindPass(py::module_& m) {
   m.def("create_module_pass", &MakePyModulePass, py::arg("pass_func"), py::arg("info"));
   m.def("create_function_pass", &MakePyFunctionPass, py::arg("pass_func"), py::arg("info"),
         py::arg("include_all") = false);
+  m.def("create_prim_func_pass", &MakePyPrimFuncPass, py::arg("pass_func"), py::arg("info"));
+  m.def(
+      "register_pass",
+      [](const std::string& name, const std::string& description, py::function factory) {
+        for (const PassRegistration* r : ListPasses())
+          if (r->name == name) TS_THROW(kValue) << "a pass named '" << name << "' is already registered";
+        auto callback = SharePy(std::move(factory));
+        RegisterPass({name, description, {}, [callback, name](const Attrs& options) {
+                        py::gil_scoped_acquire gil;
+                        py::object made = (*callback)();
+                        if (!py::isinstance<Pass>(made))
+                          TS_THROW(kType) << "the factory of pass '" << name
+                                          << "' must return a Pass, got " << PyTypeName(made);
+                        return made.cast<Pass>();
+                      }});
+      },
+      py::arg("name"), py::arg("description"), py::arg("factory"));
   m.def(
       "sequential",
       [](std::vector<Pass> passes, int opt_level, std::string name, py::object required) {
@@ -143,10 +194,15 @@ void BindPass(py::module_& m) {
 void BindPassContext(py::module_& m) {
   py::class_<PassContext>(m, "PassContext", "The configuration passes run under.")
       .def(py::init([](int opt_level, py::object required_pass, py::object disabled_pass,
-                       py::object instruments, py::object config) {
+                       py::object instruments, py::object config, py::object trace) {
              auto required = NamesFromPy(required_pass, "required_pass");
              auto disabled = NamesFromPy(disabled_pass, "disabled_pass");
              auto insts = InstrumentsFromPy(instruments);
+             if (!trace.is_none()) {
+               if (!PyCallable_Check(trace.ptr()))
+                 TS_THROW(kType) << "PassContext: trace must be callable, got " << PyTypeName(trace);
+               insts.push_back(std::make_shared<TraceInstrument>(trace.cast<py::function>()));
+             }
              Attrs attrs = AttrsFromPy(config, "config");
              for (const auto& [key, value] : attrs.items())
                if (value.is_none()) TS_THROW(kValue) << "config option '" << key << "' is None";
@@ -162,7 +218,7 @@ void BindPassContext(py::module_& m) {
            }),
            py::arg("opt_level") = 2, py::arg("required_pass") = py::none(),
            py::arg("disabled_pass") = py::none(), py::arg("instruments") = py::none(),
-           py::arg("config") = py::none())
+           py::arg("config") = py::none(), py::arg("trace") = py::none())
       .def_static("current", &PassContext::Current)
       .def_static("list_configs",
                   [] {

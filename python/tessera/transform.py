@@ -184,6 +184,37 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None, incl
     return create_function_pass
 
 
+def prim_func_pass(pass_func=None, opt_level=None, name=None, required=None):
+    """Turns ``f(func, mod, ctx) -> PrimFunc`` (or a class with ``transform_function``) into
+    a PrimFuncPass applied to each PrimFunc of the module; returning None removes it."""
+    if opt_level is None:
+        raise ValueError("Please provide opt_level for the prim_func pass.")
+    required = _check_required(required)
+
+    def create_prim_func_pass(pass_arg):
+        if not callable(pass_arg):
+            raise TypeError("pass_func must be a callable for PrimFunc pass")
+        fname = name if name else pass_arg.__name__
+        info = PassInfo(opt_level, fname, required)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, info, PrimFuncPass, "transform_function",
+                                    _core.create_prim_func_pass)
+        return PrimFuncPass(_core.create_prim_func_pass(pass_arg, info))
+
+    if pass_func:
+        return create_prim_func_pass(pass_func)
+    return create_prim_func_pass
+
+
+def register_pass(name, factory, description=""):
+    """Registers ``factory()`` (returning a Pass, e.g. a class made by ``module_pass``) under
+    ``name``, so that pipelines (``parse_pipeline``, ``tessera opt --passes``), ``get_pass``
+    and other passes' ``required`` lists find it. A taken name raises TesseraValueError."""
+    if not callable(factory):
+        raise TypeError(f"register_pass: factory must be callable, got {type(factory).__name__}")
+    _core.register_pass(name, description, factory)
+
+
 def _populate():
     """Factories of registered passes beyond the built-in ones in tessera._passes (passes a
     program embedding Tessera registered), made now; the names of all."""
@@ -207,8 +238,8 @@ REGISTERED_PASSES = _populate()
 
 __all__ = [
     "PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "PrimFuncPass",
-    "Sequential", "module_pass", "function_pass", "parse_pipeline", "get_pass",
-    "list_passes", "wrap_pass",
+    "Sequential", "module_pass", "function_pass", "prim_func_pass", "register_pass",
+    "parse_pipeline", "get_pass", "list_passes", "wrap_pass",
 ] + REGISTERED_PASSES
 
 

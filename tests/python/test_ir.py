@@ -122,7 +122,7 @@ def test_module_basics():
     mod2 = mod.with_function("other", f)
     assert list(mod2) == ["main", "other"] and len(mod) == 1
     assert list(mod2.without_function("main")) == ["other"]
-    assert tessera.IRModule({"a": f, "b": f}).get_global_vars() == ["a", "b"]
+    assert [v.name_hint for v in tessera.IRModule({"a": f, "b": f}).get_global_vars()] == ["a", "b"]
     assert tessera.IRModule().functions == {}
     with pytest.raises(KeyError, match="no function @nope"):
         mod["nope"]  # noqa: B018
