@@ -76,8 +76,13 @@ def op_files():
                '"""Builders of the top-level ops (tessera.op re-exports them)."""\n')
         names = [s.name.rsplit(".", 1)[-1] for s in schemas]
         from tessera.op._gen import _py_name
-        body = [HEADER.format(what="op"), doc, "from ._gen import call_op as _call_op\n\n",
-                _all([_py_name(n) for n in names])]
+        imports = "from ._gen import call_op as _call_op\n"
+        if not prefix:
+            # Importing each namespace module makes it an attribute of tessera.op.
+            spaces = sorted(p for p in groups if p)
+            imports = (f"from . import {', '.join(spaces)}  # noqa: F401  (tessera.op.<ns>)\n"
+                       + imports)
+        body = [HEADER.format(what="op"), doc, imports + "\n", _all([_py_name(n) for n in names])]
         body += ["\n\n" + op_function(s) for s in schemas]
         files[f"python/tessera/op/{prefix or '_ops'}.py"] = "".join(body)
     return files

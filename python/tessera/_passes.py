@@ -11,8 +11,10 @@ __all__ = [
     'FuseOps',
     'InferType',
     'InlineComposites',
+    'InlineGlobalCalls',
     'LowerToTIR',
     'MergeCompilerRegions',
+    'OutlineCompilerFunctions',
     'PartitionFor',
     'PartitionForTesting',
     'PartitionGraph',
@@ -90,6 +92,14 @@ def InlineComposites():  # noqa: N802 - the pass's name
     return _registered_pass('InlineComposites', locals())
 
 
+def InlineGlobalCalls():  # noqa: N802 - the pass's name
+    """inline calls of the module's own graph functions (not partitions or kernels)
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('InlineGlobalCalls', locals())
+
+
 def LowerToTIR():  # noqa: N802 - the pass's name
     """lower Primitive functions and lone op calls to scheduled PrimFuncs called through call_tir
 
@@ -104,6 +114,14 @@ def MergeCompilerRegions():  # noqa: N802 - the pass's name
     Returns the registered pass (``tessera.transform.get_pass``).
     """
     return _registered_pass('MergeCompilerRegions', locals())
+
+
+def OutlineCompilerFunctions():  # noqa: N802 - the pass's name
+    """lift local functions with a Compiler attribute (partitions made by hand) into global functions, as the BYOC flow makes them
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('OutlineCompilerFunctions', locals())
 
 
 def PartitionFor(compiler='dnnl'):  # noqa: N802 - the pass's name

@@ -1,5 +1,6 @@
 // Standard passes: IR in, expected IR out (structural equality), plus numerics.
 #include "pass_test_util.h"
+#include "test_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
@@ -85,6 +86,47 @@ def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
   %1 = nn.relu(%0);
   exp(%1)
 })");
+}
+
+TEST(PassInlineGlobalCalls, CallsOfGraphFunctionsBecomeTheirBodiesTwiceWithFreshLets) {
+  // @helper is called twice (its let variable must be renamed in one copy), @kernel is a
+  // Primitive function and stays a call; @helper goes once nothing calls it.
+  IRModule out = CheckPass(InlineGlobalCalls(), R"(
+def @helper(%a: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  let %t = nn.relu(%a);
+  add(%t, %t)
+}
+def @kernel(%k: Tensor[(4), float32], Primitive=1) -> Tensor[(4), float32] {
+  exp(%k)
+}
+def @main(%x: Tensor[(4), float32]) {
+  @kernel(@helper(@helper(%x)))
+})",
+            R"(
+def @kernel(%k: Tensor[(4), float32], Primitive=1) -> Tensor[(4), float32] {
+  exp(%k)
+}
+def @main(%x: Tensor[(4), float32]) {
+  %0 = {
+    %1 = {
+      let %t1 = nn.relu(%x);
+      add(%t1, %t1)
+    };
+    let %t2 = nn.relu(%1);
+    add(%t2, %t2)
+  };
+  @kernel(%0)
+})");
+  EXPECT_FALSE(out.Contains("helper"));
+}
+
+TEST(PassInlineGlobalCalls, RecursionIsAClearError) {
+  IRModule mod = ParseModule(R"(
+def @f(%a: Tensor[(4), float32]) -> Tensor[(4), float32] { @g(%a) }
+def @g(%a: Tensor[(4), float32]) -> Tensor[(4), float32] { @f(%a) }
+def @main(%x: Tensor[(4), float32]) { @f(%x) })");
+  ExpectError([&] { InlineGlobalCalls()(mod); }, ErrorKind::kUnsupported,
+              "@f calls itself (through @g): a recursive function cannot be compiled");
 }
 
 TEST(PassFuseOps, ReductionStartsNewGroupAndInjectiveFusesIntoIt) {

@@ -97,3 +97,41 @@ def test_registered_python_pass_runs_as_a_requirement_and_in_pipelines():
     assert ran[-1] == "RecordRun"
     with pytest.raises(tessera.TesseraValueError, match="'FuseOps' is already registered"):
         transform.register_pass("FuseOps", lambda: record_run)
+
+
+def test_build_runs_main_calling_another_global_function():
+    import numpy as np
+    mod = tessera.parse("""
+def @helper(%a: Tensor[(4), float32]) -> Tensor[(4), float32] {
+  nn.relu(%a)
+}
+def @main(%x: Tensor[(4), float32]) {
+  add(@helper(%x), @helper(negative(%x)))
+}""")
+    x = np.array([-2, -1, 1, 2], dtype=np.float32)
+    want = tessera.run(mod, x=x)
+    got = tessera.build(mod, "native -num_threads=1")(x=x)
+    np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(got, np.abs(x))
+
+
+def test_build_runs_a_partition_made_by_hand():
+    import numpy as np
+    from tessera import collage
+    if "dnnl" not in {t["name"] for t in tessera.list_targets()}:
+        pytest.skip("this build has no oneDNN")
+    mod = tessera.parse("""
+def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1]);
+  %1 = nn.relu(%0);
+  add(%1, %1)
+}""")
+    labels = collage.node_labels(mod)
+    conv_relu = [i for i, l in enumerate(labels) if l in ("nn.conv2d", "nn.relu")]
+    partitioned = collage.PartitionForTesting(1, False, "dnnl", conv_relu)(mod)
+    rng = np.random.default_rng(0)
+    inputs = {"x": rng.standard_normal((1, 3, 8, 8), dtype=np.float32),
+              "w": rng.standard_normal((4, 3, 3, 3), dtype=np.float32)}
+    ex = tessera.build(partitioned, "native -num_threads=1")
+    np.testing.assert_allclose(ex(**inputs), tessera.run(mod, **inputs), rtol=1e-4, atol=1e-4)
+    assert "dnnl" in ex.profile(**inputs)["table"]

@@ -2,19 +2,21 @@
 #include "tessera/backend/build.h"
 
 #include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/ir/visitor.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/target/backend_registry.h"
 #include "tessera/transform/byoc.h"
 #include "tessera/transform/pass_context.h"
+#include "tessera/transform/pass_registry.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera {
 
 Pass BuildPipeline() {
   return Sequential(
-      {InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
+      {InlineGlobalCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
        FoldScaleAxis(), SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
       "build");
 }
@@ -37,9 +39,29 @@ IRModule OffloadToLibraries(const IRModule& mod, const Target& host) {
   return out;
 }
 
-std::shared_ptr<runtime::Executable> Build(const IRModule& mod,
+namespace {
+
+/// Whether a graph function of `mod` holds a local function with a Compiler attribute (a
+/// partition made by hand, e.g. with PartitionForTesting or collage.rewrite).
+bool HasLocalPartitions(const IRModule& mod) {
+  bool found = false;
+  for (const auto& [name, base] : mod.functions())
+    if (const auto* fn = base.as<FunctionNode>())
+      PostOrderVisit(fn->body, [&](const Expr& e) {
+        if (const auto* local = e.as<FunctionNode>()) found |= local->attrs.Has(attr::kCompiler);
+      });
+  return found;
+}
+
+}  // namespace
+
+std::shared_ptr<runtime::Executable> Build(const IRModule& input,
                                            const std::vector<Target>& targets) {
   if (targets.empty()) TS_THROW(kValue) << "build needs at least one target (e.g. \"native\")";
+  // Partitions made by hand become global functions, as the BYOC flow makes them.
+  IRModule mod = input;
+  // (Reached by name: the pass lives in the collage layer, above this one.)
+  if (HasLocalPartitions(mod)) mod = GetPass("OutlineCompilerFunctions")(mod);
   if (PassContext::Current().GetConfigBool("collage.enable")) return BuildWithCollage(mod, targets);
   const Target& host = targets.front();
   const Backend& backend = BackendRegistry::Global().Get(host.kind());

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "tessera/collage/collage_partition.h"
+#include "tessera/collage/name_supply.h"
 #include "tessera/collage/partition_for_testing.h"
 #include "tessera/target/target.h"
 #include "tessera/support/error.h"
@@ -58,6 +59,19 @@ void AppendCollagePasses(std::vector<PassRegistration>& passes) {
          if (targets.empty())
            TS_THROW(kValue) << "CollagePartition: option targets names no target";
          return collage::CollagePartition(std::move(targets));
+       }});
+  passes.push_back(
+      {"OutlineCompilerFunctions",
+       "lift local functions with a Compiler attribute (partitions made by hand) into "
+       "global functions, as the BYOC flow makes them",
+       {},
+       [](const Attrs&) {
+         return CreateModulePass(
+             [](IRModule mod, const PassContext&) {
+               collage::NameSupply names("partition");
+               return collage::OutlineCompilerFunctions(mod, names);
+             },
+             PassInfo{"OutlineCompilerFunctions", 0, {}});
        }});
   passes.push_back(
       {"PartitionForTesting",

@@ -14,6 +14,7 @@ PassRegistration PrintIRRegistration();
 PassRegistration FuseOpsRegistration();
 PassRegistration FoldConstantRegistration();
 PassRegistration InlineCompositesRegistration();
+PassRegistration InlineGlobalCallsRegistration();
 PassRegistration DeadCodeEliminationRegistration();
 PassRegistration EliminateCommonSubexprRegistration();
 PassRegistration SimplifyInferenceRegistration();

@@ -9,9 +9,8 @@ argument becomes a Tuple expression; NumPy arrays and Python scalars become cons
 ``list_ops()`` names every op and ``get_schema(name)`` describes one (inputs, attributes
 with type, default and description, pattern kind).
 """
-from . import annotation, nn  # noqa: F401
 from ._gen import AttrSchema, OpSchema, call_tir, get_schema, list_ops, populate  # noqa: F401
-from ._ops import *  # noqa: F401,F403
+from ._ops import *  # noqa: F401,F403  (also imports the namespaces: nn, ...)
 
 # Each builder gets its schema; ops registered beyond the built-in ones (by a program
 # embedding Tessera) get builders made now.

@@ -13,7 +13,8 @@
 
 namespace tessera {
 
-/// The passes build() runs before code generation: InferType, InlineComposites, InferType,
+/// The passes build() runs before code generation: InlineGlobalCalls, InferType,
+/// InlineComposites, InferType,
 /// SimplifyInference,
 /// FoldConstant, FoldScaleAxis, SimplifyExpr, FoldConstant, FuseOps, LowerToTIR. Each
 /// obeys the current PassContext (opt_level, disabled passes), except LowerToTIR, which

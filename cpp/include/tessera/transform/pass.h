@@ -93,7 +93,7 @@ std::vector<Pass> SequentialPasses(const Pass& pass);
 /// A pass printing the module to stderr with `header`; changes nothing (opt_level 0).
 Pass PrintIR(std::string header = "", bool show_meta_data = false);
 
-/// Infers types (the InferType pass; see transform/infer_type.h).
+/// Infers types (the InferType pass; InferTypes in ir/infer_type.h does the work).
 Pass InferType();
 
 /// Checks a module is well formed: every variable used is bound, types infer (no
