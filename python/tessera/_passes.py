@@ -11,7 +11,7 @@ __all__ = [
     'FuseOps',
     'InferType',
     'InlineComposites',
-    'InlineGlobalCalls',
+    'InlineFunctionCalls',
     'LowerToTIR',
     'MergeCompilerRegions',
     'OutlineCompilerFunctions',
@@ -92,12 +92,12 @@ def InlineComposites():  # noqa: N802 - the pass's name
     return _registered_pass('InlineComposites', locals())
 
 
-def InlineGlobalCalls():  # noqa: N802 - the pass's name
-    """inline calls of the module's own graph functions (not partitions or kernels)
+def InlineFunctionCalls():  # noqa: N802 - the pass's name
+    """inline calls of the module's graph functions and plain local functions (not partitions or kernels)
 
     Returns the registered pass (``tessera.transform.get_pass``).
     """
-    return _registered_pass('InlineGlobalCalls', locals())
+    return _registered_pass('InlineFunctionCalls', locals())
 
 
 def LowerToTIR():  # noqa: N802 - the pass's name

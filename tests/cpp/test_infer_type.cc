@@ -5,6 +5,7 @@
 #include "tessera/ir/module.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/infer_type.h"
+#include "tessera/ir/visitor.h"
 
 namespace tessera {
 namespace {
@@ -66,12 +67,39 @@ TEST(InferType, UnannotatedParamNamesParamAndFunction) {
   IRModule mod = IRModule::FromExpr(MakeFunction({x}, MakeOpCall("nn.relu", {x})));
   ExpectError([&] { InferTypes(mod); }, ErrorKind::kType,
               "in @main: parameter %x of @main has no type annotation");
+  // A nested function nothing calls gives its parameters no type to take.
   Var p = MakeVar("p0");
   Var y = MakeVar("y", T({2}));
+  Var f = MakeVar("f");
   Function inner = MakeFunction({p}, MakeOpCall("nn.relu", {p}));
-  IRModule mod2 = IRModule::FromExpr(MakeFunction({y}, MakeCall(inner, {y})));
-  ExpectError([&] { InferTypes(mod2); }, ErrorKind::kType,
-              "in @main: parameter %p0 of a nested function has no type annotation");
+  IRModule uncalled = IRModule::FromExpr(MakeFunction({y}, MakeLet(f, inner, MakeTuple({f, y}))));
+  ExpectError([&] { InferTypes(uncalled); }, ErrorKind::kType,
+              "parameter %p0 of a nested function has no type annotation (nor a call");
+}
+
+TEST(InferType, NestedFunctionParamsTakeTheirTypesFromTheFirstCall) {
+  // Called directly, and through a let twice (the second call is checked against the first).
+  Var p = MakeVar("p"), q = MakeVar("q");
+  Var y = MakeVar("y", T({2}));
+  Var f = MakeVar("f");
+  Function direct = MakeFunction({p}, MakeOpCall("nn.relu", {p}));
+  Function bound = MakeFunction({q}, MakeOpCall("exp", {q}));
+  Expr body = MakeLet(f, bound,
+                      MakeOpCall("add", {MakeCall(f, {MakeCall(direct, {y})}), MakeCall(f, {y})}));
+  IRModule typed = InferTypes(IRModule::FromExpr(MakeFunction({y}, body)));
+  // Every nested function now declares its parameters' types, so later passes see them.
+  int annotated = 0;
+  PostOrderVisit(typed.LookupFunction("main")->body, [&](const Expr& e) {
+    if (const auto* fn = e.as<FunctionNode>())
+      for (const Var& v : fn->params) annotated += TypeEqual(v->type_annotation, T({2}));
+  });
+  EXPECT_EQ(annotated, 2);
+  EXPECT_TRUE(TypeEqual(typed.LookupFunction("main")->ret_type, T({2})));
+  // A second call with another type is a mismatch against the first.
+  Var z = MakeVar("z", T({3}));
+  Expr clash = MakeLet(f, bound, MakeTuple({MakeCall(f, {y}), MakeCall(f, {z})}));
+  ExpectError([&] { InferTypes(IRModule::FromExpr(MakeFunction({y, z}, clash))); },
+              ErrorKind::kType, "expected Tensor[(2), float32] but got Tensor[(3), float32]");
 }
 
 TEST(InferType, GlobalFunctionCallsAndArityErrors) {

@@ -88,10 +88,10 @@ def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
 })");
 }
 
-TEST(PassInlineGlobalCalls, CallsOfGraphFunctionsBecomeTheirBodiesTwiceWithFreshLets) {
+TEST(PassInlineFunctionCalls, CallsOfGraphFunctionsBecomeTheirBodiesTwiceWithFreshLets) {
   // @helper is called twice (its let variable must be renamed in one copy), @kernel is a
   // Primitive function and stays a call; @helper goes once nothing calls it.
-  IRModule out = CheckPass(InlineGlobalCalls(), R"(
+  IRModule out = CheckPass(InlineFunctionCalls(), R"(
 def @helper(%a: Tensor[(4), float32]) -> Tensor[(4), float32] {
   let %t = nn.relu(%a);
   add(%t, %t)
@@ -120,12 +120,28 @@ def @main(%x: Tensor[(4), float32]) {
   EXPECT_FALSE(out.Contains("helper"));
 }
 
-TEST(PassInlineGlobalCalls, RecursionIsAClearError) {
+TEST(PassInlineFunctionCalls, PlainLocalFunctionsInlineKernelsAndCompositesStay) {
+  CheckPass(InlineFunctionCalls(), R"(
+def @main(%x: Tensor[(4), float32]) {
+  let %f = fn (%y: Tensor[(4), float32]) { nn.relu(%y) };
+  %0 = fn (%k: Tensor[(4), float32], Primitive=1) { exp(%k) };
+  %1 = fn (%c: Tensor[(4), float32], Composite="dnnl.relu") { nn.relu(%c) };
+  add(%0(%f(%x)), %1(%x))
+})",
+            R"(
+def @main(%x: Tensor[(4), float32]) {
+  %0 = fn (%k: Tensor[(4), float32], Primitive=1) { exp(%k) };
+  %1 = fn (%c: Tensor[(4), float32], Composite="dnnl.relu") { nn.relu(%c) };
+  add(%0(nn.relu(%x)), %1(%x))
+})");
+}
+
+TEST(PassInlineFunctionCalls, RecursionIsAClearError) {
   IRModule mod = ParseModule(R"(
 def @f(%a: Tensor[(4), float32]) -> Tensor[(4), float32] { @g(%a) }
 def @g(%a: Tensor[(4), float32]) -> Tensor[(4), float32] { @f(%a) }
 def @main(%x: Tensor[(4), float32]) { @f(%x) })");
-  ExpectError([&] { InlineGlobalCalls()(mod); }, ErrorKind::kUnsupported,
+  ExpectError([&] { InlineFunctionCalls()(mod); }, ErrorKind::kUnsupported,
               "@f calls itself (through @g): a recursive function cannot be compiled");
 }
 

@@ -135,3 +135,18 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
     ex = tessera.build(partitioned, "native -num_threads=1")
     np.testing.assert_allclose(ex(**inputs), tessera.run(mod, **inputs), rtol=1e-4, atol=1e-4)
     assert "dnnl" in ex.profile(**inputs)["table"]
+
+
+def test_unannotated_nested_function_is_typed_by_its_call_and_builds():
+    import numpy as np
+    # The pass-infrastructure example: a nested function whose parameter has no annotation.
+    mod = tessera.parse("""
+def @main(%x: Tensor[(4), float32]) {
+  let %f = fn (%y) { nn.relu(%y) };
+  add(%f(%x), %f(negative(%x)))
+}""")
+    typed = transform.InferType()(mod)
+    assert "fn (%y: Tensor[(4), float32])" in typed.astext()
+    x = np.array([-2, -1, 1, 2], dtype=np.float32)
+    np.testing.assert_allclose(tessera.build(mod, "native -num_threads=1")(x=x), np.abs(x))
+    np.testing.assert_allclose(tessera.run(mod, x=x), np.abs(x))

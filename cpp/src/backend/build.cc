@@ -16,7 +16,7 @@ namespace tessera {
 
 Pass BuildPipeline() {
   return Sequential(
-      {InlineGlobalCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
+      {InlineFunctionCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
        FoldScaleAxis(), SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
       "build");
 }

@@ -76,7 +76,7 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
   for (const Target& t : given) joined += (joined.empty() ? "" : ";") + t.ToString();
 
   Pass partition = Sequential(
-      {InlineGlobalCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
+      {InlineFunctionCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
        FoldScaleAxis(), SimplifyExpr(), FoldConstant(),
        GetPass("CollagePartition", Attrs{{"targets", AttrValue(joined)}})},
       "build_collage");

@@ -1,5 +1,6 @@
 // Type inference over a module: graph functions, op calls, call_tir into PrimFuncs.
 #include "tessera/ir/infer_type.h"
+#include "tessera/ir/visitor.h"
 
 #include <algorithm>
 #include <map>
@@ -29,6 +30,12 @@ Type PrimFuncOutputType(const tir::PrimFuncNode* f) {
 }
 
 class ModuleTyper;
+/// Whether `fn`'s parameters are all annotated.
+bool ParamsAnnotated(const FunctionNode* fn) {
+  for (const Var& p : fn->params)
+    if (!p->type_annotation.defined()) return false;
+  return true;
+}
 
 /// Infers one graph function (or a standalone expression) iteratively. Every node is
 /// typed once; the post-order of the composite nodes is kept for the rebuild.
@@ -82,6 +89,15 @@ class BodyTyper {
   const tir::PrimFuncNode* CallTirTarget(const CallNode* call);
   std::string CalleeName(const Expr& callee) const;
   const FunctionNode* CalleeFunction(const Expr& callee) const;
+  /// The nested function `callee` names when it still waits for a call to type it.
+  const FunctionNode* DeferredCallee(const Expr& callee) const {
+    if (const auto* v = callee.as<VarNode>()) {
+      auto it = deferred_.find(v);
+      return it == deferred_.end() || memo_.count(it->second) ? nullptr : it->second;
+    }
+    const auto* fn = callee.as<FunctionNode>();
+    return fn && !ParamsAnnotated(fn) && !memo_.count(fn) ? fn : nullptr;
+  }
 
   ModuleTyper& owner_;
   std::string ctx_;        // "in @main"
@@ -90,7 +106,17 @@ class BodyTyper {
   std::unordered_map<const ExprNode*, Type> memo_;
   std::unordered_map<const VarNode*, const FunctionNode*> let_functions_;
   std::vector<Expr> composites_;  // post-order of non-leaf nodes
+  // Nested functions with unannotated parameters are typed at their first call, from the
+  // argument types: the let variable naming one waits in `deferred_` until then.
+  std::unordered_map<const VarNode*, const FunctionNode*> deferred_;
+  std::unordered_map<const FunctionNode*, const VarNode*> deferred_var_;
+  std::unordered_map<const VarNode*, Type> param_hints_;
+
+ public:
+  /// Whether some parameter had no annotation and got its type from a call.
+  bool inferred_params() const { return !param_hints_.empty(); }
 };
+
 
 /// Infers the globals of a module on demand (callees before callers).
 class ModuleTyper {
@@ -134,6 +160,7 @@ class ModuleTyper {
     BodyTyper typer(*this, "in @" + name, name);
     Type t = typer.Infer(base);
     Expr rebuilt = typer.Rebuild(base);
+    retype_ = retype_ || typer.inferred_params();
     stack_.pop_back();
     rebuilt_[name] = BaseFunc(rebuilt.as<BaseFuncNode>());
     return done_[name] = t;
@@ -148,7 +175,9 @@ class ModuleTyper {
       if (it != rebuilt_.end() && !it->second.same_as(func))
         out = out.WithFunction(name, it->second);
     }
-    return out;
+    // Parameters annotated from calls are new variables: type the result once more, so
+    // every node of it carries its type.
+    return retype_ ? ModuleTyper(out).Run() : out;
   }
 
   /// The PrimFunc named `name`, or null.
@@ -176,16 +205,25 @@ class ModuleTyper {
   std::map<std::string, Type> done_;
   std::map<std::string, BaseFunc> rebuilt_;
   std::vector<std::string> stack_;  // functions being inferred, outermost first
+  bool retype_ = false;              // some parameter was annotated from a call
 };
 
 void BodyTyper::BindParams(const FunctionNode* fn, bool is_root) {
   for (const Var& p : fn->params) {
+    if (!p->type_annotation.defined() && !is_root) {
+      auto hint = param_hints_.find(p.get());
+      if (hint != param_hints_.end()) {
+        Record(p, hint->second);
+        continue;
+      }
+    }
     if (!p->type_annotation.defined()) {
       if (is_root && !func_name_.empty())
         Fail(ErrorKind::kType,
              "parameter %" + p->name_hint + " of @" + func_name_ + " has no type annotation");
-      Fail(ErrorKind::kType,
-           "parameter %" + p->name_hint + " of a nested function has no type annotation");
+      Fail(ErrorKind::kType, "parameter %" + p->name_hint +
+                                 " of a nested function has no type annotation (nor a call "
+                                 "to infer it from)");
     }
     CheckSize(p->type_annotation, "parameter %" + p->name_hint);
     Record(p, p->type_annotation);
@@ -194,6 +232,14 @@ void BodyTyper::BindParams(const FunctionNode* fn, bool is_root) {
 
 Type BodyTyper::LeafType(const Expr& e) {
   if (const auto* v = e.as<VarNode>()) {
+    if (auto it = deferred_.find(v); it != deferred_.end()) {
+      std::string param;
+      for (const Var& p : it->second->params)
+        if (!p->type_annotation.defined() && param.empty()) param = p->name_hint;
+      Fail(ErrorKind::kType, "parameter %" + param +
+                                 " of a nested function has no type annotation (nor a call to "
+                                 "infer it from before %" + v->name_hint + " is used as a value)");
+    }
     if (!v->type_annotation.defined())
       Fail(ErrorKind::kType,
            "variable %" + v->name_hint +
@@ -235,7 +281,15 @@ Type BodyTyper::Infer(const Expr& root) {
       stack.pop_back();
     };
     if (const auto* let = e.as<LetNode>()) {
-      if (stage == 0) {
+      const auto* value_fn = let->value.as<FunctionNode>();
+      if (stage == 0 && value_fn && !ParamsAnnotated(value_fn) && !memo_.count(value_fn)) {
+        // Typed at its first call (below); the body comes first.
+        deferred_[let->var.get()] = value_fn;
+        deferred_var_[value_fn] = let->var.get();
+        let_functions_[let->var.get()] = value_fn;
+        stack[top].stage = 2;
+        push(let->body);
+      } else if (stage == 0) {
         stack[top].stage = 1;
         push(let->value);
       } else if (stage == 1) {
@@ -259,7 +313,12 @@ Type BodyTyper::Infer(const Expr& root) {
         stack[top].stage = 1;
         push(fn->body);
       } else {
-        finish(FunctionType(fn, e.get() == root_));
+        Type t = FunctionType(fn, e.get() == root_);
+        if (auto it = deferred_var_.find(fn); it != deferred_var_.end()) {
+          memo_[it->second] = t;
+          deferred_.erase(it->second);
+        }
+        finish(std::move(t));
       }
       continue;
     }
@@ -270,7 +329,18 @@ Type BodyTyper::Infer(const Expr& root) {
         // function there would report recursion instead of the real mistake.
         if (call->op() && call->op()->name == kCallTirOp) CallTirTarget(call);
         for (size_t i = call->args.size(); i-- > 0;) push(call->args[i]);
-        if (!call->op()) push(call->callee);
+        if (!call->op() && !DeferredCallee(call->callee)) push(call->callee);
+      } else if (const FunctionNode* fn = DeferredCallee(call->callee)) {
+        // The arguments are typed: they give the parameters their types.
+        if (fn->params.size() != call->args.size())
+          Fail(ErrorKind::kType, CalleeName(call->callee) + " takes " +
+                                     std::to_string(fn->params.size()) + " argument(s) but " +
+                                     std::to_string(call->args.size()) + " were given");
+        for (size_t i = 0; i < fn->params.size(); ++i)
+          if (!fn->params[i]->type_annotation.defined())
+            param_hints_[fn->params[i].get()] = TypeOf(call->args[i]);
+        if (const auto* v = call->callee.as<VarNode>()) deferred_var_[fn] = v;
+        stack.push_back({Expr(fn), 0});  // then this call again, at stage 1
       } else {
         finish(CallType(call));
       }
@@ -319,7 +389,7 @@ Type BodyTyper::FunctionType(const FunctionNode* fn, bool is_root) {
                                " but its body has type " + Show(body));
   }
   std::vector<Type> args;
-  for (const Var& p : fn->params) args.push_back(p->type_annotation);
+  for (const Var& p : fn->params) args.push_back(TypeOf(p));
   return MakeFuncType(std::move(args), body);
 }
 
@@ -489,9 +559,20 @@ Expr BodyTyper::Rebuild(const Expr& root) {
         out = MakeLet(let->var, value, body);
     } else if (const auto* fn = e.as<FunctionNode>()) {
       Expr body = map(fn->body);
-      if (!body.same_as(fn->body) || !fn->ret_type.defined()) {
+      // Parameters typed from a call get their type as an annotation.
+      std::vector<Var> params = fn->params;
+      std::unordered_map<const VarNode*, Expr> annotated;
+      for (Var& p : params) {
+        auto hint = param_hints_.find(p.get());
+        if (p->type_annotation.defined() || hint == param_hints_.end()) continue;
+        Var q = MakeVar(p->name_hint, hint->second);
+        annotated[p.get()] = q;
+        p = q;
+      }
+      if (!annotated.empty()) body = Substitute(body, annotated);
+      if (!annotated.empty() || !body.same_as(fn->body) || !fn->ret_type.defined()) {
         Type ret = fn->ret_type.defined() ? fn->ret_type : TypeOf(fn->body);
-        out = MakeFunction(fn->params, body, ret, fn->attrs);
+        out = MakeFunction(params, body, ret, fn->attrs);
       }
     }
     if (out.defined()) {

@@ -10,7 +10,7 @@ void AppendTransformPasses(std::vector<PassRegistration>& passes) {
   passes.push_back(FuseOpsRegistration());
   passes.push_back(FoldConstantRegistration());
   passes.push_back(InlineCompositesRegistration());
-  passes.push_back(InlineGlobalCallsRegistration());
+  passes.push_back(InlineFunctionCallsRegistration());
   passes.push_back(DeadCodeEliminationRegistration());
   passes.push_back(EliminateCommonSubexprRegistration());
   passes.push_back(SimplifyInferenceRegistration());

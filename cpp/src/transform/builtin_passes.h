@@ -14,7 +14,7 @@ PassRegistration PrintIRRegistration();
 PassRegistration FuseOpsRegistration();
 PassRegistration FoldConstantRegistration();
 PassRegistration InlineCompositesRegistration();
-PassRegistration InlineGlobalCallsRegistration();
+PassRegistration InlineFunctionCallsRegistration();
 PassRegistration DeadCodeEliminationRegistration();
 PassRegistration EliminateCommonSubexprRegistration();
 PassRegistration SimplifyInferenceRegistration();

@@ -13,7 +13,7 @@
 
 namespace tessera {
 
-/// The passes build() runs before code generation: InlineGlobalCalls, InferType,
+/// The passes build() runs before code generation: InlineFunctionCalls, InferType,
 /// InlineComposites, InferType,
 /// SimplifyInference,
 /// FoldConstant, FoldScaleAxis, SimplifyExpr, FoldConstant, FuseOps, LowerToTIR. Each

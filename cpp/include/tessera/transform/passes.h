@@ -32,11 +32,12 @@ Pass SimplifyInference();
 /// the ops itself; build() runs it first.
 Pass InlineComposites();
 
-/// Replaces calls of the module's own graph functions (not Compiler partitions or
-/// Primitive kernels) by their bodies, renaming the variables they bind, and removes the
-/// inlined functions nothing calls any more (never @main); recursion is an unsupported
-/// error. build() runs it first, since the executor runs kernels, not graph calls.
-Pass InlineGlobalCalls();
+/// Replaces calls of the module's own graph functions and of plain local functions (not
+/// Compiler partitions, Composite or Primitive functions) by their bodies, renaming the
+/// variables they bind, and removes the inlined global functions nothing calls any more
+/// (never @main); recursion is an unsupported error. build() runs it first, since the
+/// executor runs kernels, not graph calls.
+Pass InlineFunctionCalls();
 
 /// Folds a per-output-channel constant scale applied after nn.conv2d or nn.dense (as left
 /// by a simplified batch norm) into the constant weights.

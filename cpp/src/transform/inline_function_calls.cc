@@ -1,4 +1,4 @@
-// InlineGlobalCalls: replaces calls of the module's own graph functions by their bodies, so
+// InlineFunctionCalls: replaces calls of the module's own graph functions by their bodies, so
 // that the build's @main is one dataflow graph (the executor runs kernels, not calls).
 #include <algorithm>
 #include <set>
@@ -35,15 +35,53 @@ Expr InlineBody(const FunctionNode* callee, const std::vector<Expr>& args) {
   return Substitute(callee->body, bind);
 }
 
+/// A local function the pass inlines: one without Primitive, Composite or Compiler (fused
+/// kernels and library partitions stay calls).
+const FunctionNode* PlainLocal(const FunctionNode* fn) {
+  if (!fn || GetIntAttr(fn, attr::kPrimitive) || fn->attrs.Has(attr::kComposite) ||
+      fn->attrs.Has(attr::kCompiler))
+    return nullptr;
+  return fn;
+}
+
+/// Records each let variable bound to a plain local function in `body`.
+void CollectLetFunctions(const Expr& body,
+                         std::unordered_map<const VarNode*, const FunctionNode*>& out) {
+  PostOrderVisit(body, [&](const Expr& e) {
+    if (const auto* let = e.as<LetNode>())
+      if (const auto* fn = PlainLocal(let->value.as<FunctionNode>())) out[let->var.get()] = fn;
+  });
+}
+
 class GlobalCallInliner : public ExprMutator {
  public:
   GlobalCallInliner(const IRModule& mod, std::vector<std::string>& calling,
-                    std::set<std::string>& inlined)
-      : mod_(mod), calling_(calling), inlined_(inlined) {}
+                    std::set<std::string>& inlined,
+                    std::unordered_map<const VarNode*, const FunctionNode*>& let_functions)
+      : mod_(mod), calling_(calling), inlined_(inlined), let_functions_(let_functions) {}
 
  protected:
   Expr Rewrite(const Expr& /*original*/, const Expr& rebuilt) override {
+    const auto* let = rebuilt.as<LetNode>();
+    if (let && PlainLocal(let->value.as<FunctionNode>())) {
+      // Calls of the let-bound function were inlined below; an unused binding goes.
+      bool used = false;
+      PostOrderVisit(let->body, [&](const Expr& e) { used |= e.get() == let->var.get(); });
+      if (!used) return let->body;
+    }
     const auto* call = rebuilt.as<CallNode>();
+    if (call) {
+      const FunctionNode* local = PlainLocal(call->callee.as<FunctionNode>());
+      if (const auto* v = call->callee.as<VarNode>()) {
+        auto it = let_functions_.find(v);
+        if (it != let_functions_.end()) local = it->second;
+      }
+      if (local && local->params.size() == call->args.size()) {
+        Expr body = GlobalCallInliner(mod_, calling_, inlined_, let_functions_)
+                        .Mutate(InlineBody(local, call->args));
+        return body;
+      }
+    }
     const auto* gv = call ? call->callee.as<GlobalVarNode>() : nullptr;
     const FunctionNode* callee = gv ? Inlinable(mod_, gv->name) : nullptr;
     if (!callee) return rebuilt;
@@ -55,7 +93,10 @@ class GlobalCallInliner : public ExprMutator {
                              << "): a recursive function cannot be compiled";
     calling_.push_back(gv->name);
     // Calls inside the inlined body are inlined too, with this call on the stack.
-    Expr body = GlobalCallInliner(mod_, calling_, inlined_).Mutate(InlineBody(callee, call->args));
+    Expr inlined_body = InlineBody(callee, call->args);
+    CollectLetFunctions(inlined_body, let_functions_);
+    Expr body =
+        GlobalCallInliner(mod_, calling_, inlined_, let_functions_).Mutate(inlined_body);
     calling_.pop_back();
     inlined_.insert(gv->name);
     return body;
@@ -65,6 +106,7 @@ class GlobalCallInliner : public ExprMutator {
   const IRModule& mod_;
   std::vector<std::string>& calling_;
   std::set<std::string>& inlined_;
+  std::unordered_map<const VarNode*, const FunctionNode*>& let_functions_;
 };
 
 /// The global functions `mod`'s functions call or reference.
@@ -80,7 +122,7 @@ std::set<std::string> Referenced(const IRModule& mod) {
 
 }  // namespace
 
-Pass InlineGlobalCalls() {
+Pass InlineFunctionCalls() {
   return CreateModulePass(
       [](IRModule mod, const PassContext&) {
         IRModule out = mod;
@@ -89,7 +131,9 @@ Pass InlineGlobalCalls() {
           const auto* fn = func.as<FunctionNode>();
           if (!fn || fn->attrs.Has(attr::kCompiler) || GetIntAttr(fn, attr::kPrimitive)) continue;
           std::vector<std::string> calling{name};
-          Expr body = GlobalCallInliner(mod, calling, inlined).Mutate(fn->body);
+          std::unordered_map<const VarNode*, const FunctionNode*> let_functions;
+          CollectLetFunctions(fn->body, let_functions);
+          Expr body = GlobalCallInliner(mod, calling, inlined, let_functions).Mutate(fn->body);
           if (!body.same_as(fn->body))
             out = out.WithFunction(name, MakeFunction(fn->params, body, fn->ret_type, fn->attrs));
         }
@@ -99,14 +143,15 @@ Pass InlineGlobalCalls() {
           if (name != "main" && !used.count(name)) out = out.WithoutFunction(name);
         return out;
       },
-      PassInfo{"InlineGlobalCalls", 0, {}});
+      PassInfo{"InlineFunctionCalls", 0, {}});
 }
 
-PassRegistration InlineGlobalCallsRegistration() {
-  return {"InlineGlobalCalls",
-          "inline calls of the module's own graph functions (not partitions or kernels)",
+PassRegistration InlineFunctionCallsRegistration() {
+  return {"InlineFunctionCalls",
+          "inline calls of the module's graph functions and plain local functions (not "
+          "partitions or kernels)",
           {},
-          [](const Attrs&) { return InlineGlobalCalls(); }};
+          [](const Attrs&) { return InlineFunctionCalls(); }};
 }
 
 }  // namespace tessera
