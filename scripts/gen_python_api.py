@@ -10,6 +10,7 @@ import ast
 import inspect
 import keyword
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -130,7 +131,8 @@ def _fix_stub(module, text):
     """What stubgen 1.0 gets wrong about pybind11 modules, put right: static methods (it
     writes them as instance methods without a signature), the `capsule` type (typing has
     none), unhashable classes, typing's Tuple clashing with the IR class Tuple, submodules
-    (it skips them), and the operators tessera/ir.py adds to Expr."""
+    (it skips them: they and their types are Any), and the operators tessera/ir.py adds to
+    Expr."""
     lines = text.splitlines()
     cls = None
     for i, line in enumerate(lines):
@@ -155,6 +157,9 @@ def _fix_stub(module, text):
     if "class Expr:" in text:
         text = text.replace("class Expr:\n", "class Expr:\n" + EXPR_OPERATORS, 1)
     submodules = sorted(n for n, v in vars(module).items() if inspect.ismodule(v))
+    # Types from a submodule (tir.Stmt) are Any, like the submodules themselves.
+    for name in submodules:
+        text = re.sub(rf"\b{name}\.[A-Za-z_]\w*", "Any", text)
     if submodules:
         text += "\n# Submodules (stubgen does not describe them).\n"
         text += "".join(f"{n}: Any\n" for n in submodules)

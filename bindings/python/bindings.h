@@ -51,6 +51,9 @@ py::dict AttrsToPy(const Attrs& attrs);
 
 /// Per-concept registration, called in this order by the module entry point.
 void BindIR(py::module_& m);
+/// Tensor-level IR (expressions, buffers, statements) into the `tir` submodule; BindIR adds
+/// the PrimFunc class and `tir.prim_func`.
+void BindTir(py::module_& m);
 void BindIRModule(py::module_& m);
 void BindOp(py::module_& m);
 void BindTransform(py::module_& m);

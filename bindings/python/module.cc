@@ -8,6 +8,7 @@ PYBIND11_MODULE(_core, m) {
   // this module's functions take and return.
   py::module_::import("tessera._runtime");
   InitErrorClasses();
+  BindTir(m);
   BindIR(m);
   BindIRModule(m);
   BindOp(m);

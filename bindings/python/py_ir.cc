@@ -1,6 +1,7 @@
 // Bindings of IR types and graph-level expressions (nodes, fields and builders).
 #include "bindings.h"
 #include "tessera/ir/expr.h"
+#include "tessera/ir/module.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/tir.h"
 #include "tessera/ir/op.h"
@@ -208,7 +209,38 @@ void BindExprs(py::module_& m) {
       .def_property_readonly("num_outputs",
                              [](const tir::PrimFuncNode& f) { return f.num_outputs; })
       .def_property_readonly("num_params",
-                             [](const tir::PrimFuncNode& f) { return f.params.size(); });
+                             [](const tir::PrimFuncNode& f) { return f.params.size(); })
+      .def_property_readonly(
+          "params", [](const tir::PrimFuncNode& f) { return f.params; },
+          "Input buffers first, then the num_outputs output buffers.")
+      .def_property_readonly("body", [](const tir::PrimFuncNode& f) { return f.body; })
+      .def(
+          "with_body",
+          [](const tir::PrimFuncNode& f, tir::Stmt body) {
+            if (!body) TS_THROW(kValue) << "PrimFunc.with_body: body is None";
+            return tir::MakePrimFunc(f.params, f.num_outputs, body, f.attrs);
+          },
+          py::arg("body"), "A copy with another body (same buffers and attributes).")
+      .def(
+          "script",
+          [](const tir::PrimFuncNode& f, const std::string& name) {
+            return PrintModule(IRModule().WithFunction(name, tir::PrimFunc(&f)));
+          },
+          py::arg("name") = "func", "The PrimFunc in the text format, as @name.");
+  py::module_ tir_module = m.attr("tir").cast<py::module_>();
+  tir_module.def(
+      "prim_func",
+      [](std::vector<tir::Buffer> params, tir::Stmt body, int num_outputs, py::object attrs) {
+        if (!body) TS_THROW(kValue) << "tir.prim_func: body is None";
+        if (num_outputs < 1 || static_cast<size_t>(num_outputs) > params.size())
+          TS_THROW(kValue) << "tir.prim_func: num_outputs must be from 1 to the " << params.size()
+                           << " buffer(s), got " << num_outputs;
+        return tir::MakePrimFunc(std::move(params), num_outputs, body,
+                                 AttrsFromPy(attrs, "PrimFunc attribute"));
+      },
+      py::arg("params"), py::arg("body"), py::arg("num_outputs") = 1,
+      py::arg("attrs") = py::none(),
+      "A PrimFunc: `params` are the input buffers, then the `num_outputs` output buffers.");
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "backend", "collage", "compiler", "error", "frontend", "instrument", "interpreter", "ir", "nd",
-    "op", "partition", "pattern", "runtime", "transform",
+    "op", "partition", "pattern", "runtime", "tir", "transform",
 }
 
 # Top-level names and the submodule defining each.
@@ -56,7 +56,7 @@ _NAMES = {
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
     from . import (backend, collage, compiler, frontend, instrument, interpreter,  # noqa: F401
-                   ir, nd, op, partition, pattern, runtime, transform)
+                   ir, nd, op, partition, pattern, runtime, tir, transform)
     from .compiler import build, list_targets, load, lower  # noqa: F401
     from .interpreter import evaluate, evaluate_function, run  # noqa: F401
     from .ir import (Call, Constant, Function, FuncType, GlobalVar, IRModule, Let,  # noqa: F401
