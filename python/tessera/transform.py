@@ -135,75 +135,49 @@ def _wrap_class_pass(pass_cls, pass_info, base, method, make):
     return PyPass
 
 
+def _pass_decorator(kind, cls, method, make, pass_func, opt_level, name, required):
+    """What module_pass, function_pass and prim_func_pass share: checks, the PassInfo, and
+    a function or a class (whose instances are passes calling ``method``) made into one."""
+    if opt_level is None:
+        raise ValueError(f"Please provide opt_level for the {kind} pass.")
+    required = _check_required(required)
+
+    def create(pass_arg):
+        if not callable(pass_arg):
+            raise TypeError(f"pass_func must be a callable for {kind} pass")
+        info = PassInfo(opt_level, name if name else pass_arg.__name__, required)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, info, cls, method, make)
+        return cls(make(pass_arg, info))
+
+    return create(pass_func) if pass_func else create
+
+
 def module_pass(pass_func=None, opt_level=None, name=None, required=None):
     """Turns ``f(mod, ctx) -> IRModule`` (or a class with ``transform_module``) into a
     ModulePass. Usable as ``@module_pass(opt_level=1)`` or ``module_pass(f, opt_level=1)``;
     the name defaults to the function's or class's name. On a class it returns a class
     whose instances are passes; unknown attributes fall through to the user's instance."""
-    if opt_level is None:
-        raise ValueError("Please provide opt_level for the module pass.")
-    required = _check_required(required)
-
-    def create_module_pass(pass_arg):
-        if not callable(pass_arg):
-            raise TypeError("pass_func must be a callable for Module pass")
-        fname = name if name else pass_arg.__name__
-        info = PassInfo(opt_level, fname, required)
-        if inspect.isclass(pass_arg):
-            return _wrap_class_pass(pass_arg, info, ModulePass, "transform_module",
-                                    _core.create_module_pass)
-        return ModulePass(_core.create_module_pass(pass_arg, info))
-
-    if pass_func:
-        return create_module_pass(pass_func)
-    return create_module_pass
+    return _pass_decorator("module", ModulePass, "transform_module", _core.create_module_pass,
+                           pass_func, opt_level, name, required)
 
 
 def function_pass(pass_func=None, opt_level=None, name=None, required=None, include_all=False):
     """Turns ``f(func, mod, ctx) -> Function`` (or a class with ``transform_function``)
     into a FunctionPass applied to each graph function of the module. Functions marked
     Compiler, SkipOptimization or Primitive are skipped unless ``include_all``."""
-    if opt_level is None:
-        raise ValueError("Please provide opt_level for the function pass.")
-    required = _check_required(required)
-
     def make(fn, info):
         return _core.create_function_pass(fn, info, include_all)
 
-    def create_function_pass(pass_arg):
-        if not callable(pass_arg):
-            raise TypeError("pass_func must be a callable for Function pass")
-        fname = name if name else pass_arg.__name__
-        info = PassInfo(opt_level, fname, required)
-        if inspect.isclass(pass_arg):
-            return _wrap_class_pass(pass_arg, info, FunctionPass, "transform_function", make)
-        return FunctionPass(make(pass_arg, info))
-
-    if pass_func:
-        return create_function_pass(pass_func)
-    return create_function_pass
+    return _pass_decorator("function", FunctionPass, "transform_function", make, pass_func,
+                           opt_level, name, required)
 
 
 def prim_func_pass(pass_func=None, opt_level=None, name=None, required=None):
     """Turns ``f(func, mod, ctx) -> PrimFunc`` (or a class with ``transform_function``) into
     a PrimFuncPass applied to each PrimFunc of the module; returning None removes it."""
-    if opt_level is None:
-        raise ValueError("Please provide opt_level for the prim_func pass.")
-    required = _check_required(required)
-
-    def create_prim_func_pass(pass_arg):
-        if not callable(pass_arg):
-            raise TypeError("pass_func must be a callable for PrimFunc pass")
-        fname = name if name else pass_arg.__name__
-        info = PassInfo(opt_level, fname, required)
-        if inspect.isclass(pass_arg):
-            return _wrap_class_pass(pass_arg, info, PrimFuncPass, "transform_function",
-                                    _core.create_prim_func_pass)
-        return PrimFuncPass(_core.create_prim_func_pass(pass_arg, info))
-
-    if pass_func:
-        return create_prim_func_pass(pass_func)
-    return create_prim_func_pass
+    return _pass_decorator("prim_func", PrimFuncPass, "transform_function",
+                           _core.create_prim_func_pass, pass_func, opt_level, name, required)
 
 
 def register_pass(name, factory, description=""):
