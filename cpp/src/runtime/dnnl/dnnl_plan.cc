@@ -182,7 +182,64 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   return false;
 }
 
+namespace {
+
+/// Checks what the emitters read of op node `id` (inputs, ranks, attribute lengths, axes),
+/// so that a partition read from a damaged file is a value error (the loader reports a
+/// damaged file), never an out-of-bounds read.
+void CheckNode(const LibraryGraph& g, int id) {
+  const LibraryNode& n = g.nodes[static_cast<size_t>(id)];
+// The error this check throws, naming the node.
+#define TS_NODE_FAIL TS_THROW(kValue) << "backend 'dnnl': node " << id << " (" << n.op << "): "
+  auto inputs = [&](size_t k) {
+    if (n.inputs.size() < k) TS_NODE_FAIL << "has " << n.inputs.size() << " input(s), needs " << k;
+  };
+  auto rank_of = [&](int node) { return g.nodes[static_cast<size_t>(node)].shape.size(); };
+  auto rank = [&](int node, size_t lo, size_t hi) {
+    size_t r = node == id ? n.shape.size() : rank_of(node);
+    if (r < lo || r > hi) TS_NODE_FAIL << "a value of rank " << r << " where " << lo << ".." << hi << " fits";
+  };
+  auto list = [&](const char* key, std::initializer_list<size_t> sizes) {
+    if (!n.attrs.Has(key)) return;
+    size_t k = n.attrs.GetInts(key).size();
+    if (std::find(sizes.begin(), sizes.end(), k) == sizes.end())
+      TS_NODE_FAIL << "attribute '" << key << "' has " << k << " value(s)";
+  };
+  inputs(1);
+  if (n.attrs.Has("axis")) {
+    int64_t axis = n.attrs.GetInt("axis"), r = static_cast<int64_t>(n.shape.size());
+    if (axis < -r || axis >= r) TS_NODE_FAIL << "axis " << axis << " is out of range for rank " << r;
+  }
+  const std::string& op = n.op;
+  if (op == "nn.conv2d") {
+    inputs(2);
+    rank(n.inputs[0], 4, 4), rank(n.inputs[1], 4, 4), rank(id, 4, 4);
+    list("strides", {2}), list("dilation", {2}), list("padding", {1, 2, 4});
+    int64_t groups = n.attrs.Has("groups") ? n.attrs.GetInt("groups") : 1;
+    if (groups < 1 || g.nodes[static_cast<size_t>(n.inputs[1])].shape[0] % groups != 0)
+      TS_NODE_FAIL << "groups " << groups << " do not divide the output channels";
+  } else if (op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" ||
+             op == "nn.global_max_pool2d") {
+    rank(n.inputs[0], 4, 4), rank(id, 4, 4);
+    list("pool_size", {2}), list("strides", {2}), list("dilation", {2}), list("padding", {1, 2, 4});
+  } else if (op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") {
+    inputs(2);
+    rank(n.inputs[0], 2, 8), rank(n.inputs[1], 2, 8), rank(id, 2, 8);
+  } else if (op == "nn.layer_norm" || op == "nn.batch_norm") {
+    inputs(3);
+    rank(id, op == "nn.batch_norm" ? 2 : 1, 8);
+  } else if (op == "nn.bias_add" || op == "add" || op == "subtract" || op == "multiply" ||
+             op == "divide" || op == "maximum" || op == "minimum") {
+    inputs(2);
+  }
+}
+#undef TS_NODE_FAIL
+
+}  // namespace
+
 void DnnlPlan::Compile() {
+  for (size_t i = 0; i < g_.nodes.size(); ++i)
+    if (g_.nodes[i].kind == LibraryNode::Kind::kOp) CheckNode(g_, static_cast<int>(i));
   std::vector<bool> consumed(g_.nodes.size(), false);
   Group open;
   auto close = [&] {
