@@ -27,7 +27,7 @@ def @lib_0(%a: Tensor[(2, 3), float32], %b: Tensor[(2, 3), float32], Primitive=1
   node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize=10];
   n0 [label="x: Tensor[(2, 3), float32]", shape=ellipse];
   subgraph cluster_0 {
-    label="fused"; style=rounded; color="#555555";
+    label="native: fused"; style=rounded; color="#555555";
     n1 [label="add", fillcolor="#80b1d3"];
     n2 [label="nn.relu", fillcolor="#80b1d3"];
   }

@@ -129,7 +129,7 @@ def test_viz_draws_kernels_and_partitions(tessera_cli, tmp_path):
     dot, svg, html = (tmp_path / f"g.{ext}" for ext in ("dot", "svg", "html"))
     res = run(tessera_cli, "viz", str(model), "-o", str(dot))
     assert res.returncode == 0, res.stderr
-    assert 'label="fused"' in dot.read_text() and 'label="nn.conv2d"' in dot.read_text()
+    assert 'label="native: fused"' in dot.read_text() and 'label="nn.conv2d"' in dot.read_text()
     if "dnnl" in {t["name"] for t in tessera.list_targets()}:
         res = run(tessera_cli, "viz", str(model), "-o", str(dot), "--target", "native -compiler=dnnl")
         assert res.returncode == 0, res.stderr
@@ -144,6 +144,10 @@ def test_viz_draws_kernels_and_partitions(tessera_cli, tmp_path):
     assert "cluster" not in dot.read_text()
     bad = run(tessera_cli, "viz", str(model), "-o", str(tmp_path / "g.png"))
     assert bad.returncode == 1 and "write a .svg, .html or .dot file" in bad.stderr
+    # What viz cannot draw is an error, not ignored: Collage's choice is in its report.
+    for extra in (["--target", "native", "--target", "dnnl"], ["--config", "collage.enable=true"]):
+        res = run(tessera_cli, "viz", str(model), "-o", str(dot), *extra)
+        assert res.returncode == 1 and "collage" in res.stderr.lower(), res.stderr
 
 
 def test_opt_emits_dot(tessera_cli, tmp_path):
@@ -151,4 +155,4 @@ def test_opt_emits_dot(tessera_cli, tmp_path):
     model.write_text(MODEL)
     res = run(tessera_cli, "opt", str(model), "--passes", "FuseOps", "--emit", "dot")
     assert res.returncode == 0, res.stderr
-    assert res.stdout.startswith("digraph module {") and 'label="fused"' in res.stdout
+    assert res.stdout.startswith("digraph module {") and 'label="native: fused"' in res.stdout

@@ -88,5 +88,7 @@ def test_errors_are_reported_not_crashes(tessera_cli, tmp_path):
     assert res.returncode == 1 and "nn.frob" in res.stderr
     # Missing file, unknown option, unknown command.
     assert run(tessera_cli, "opt", str(tmp_path / "nope.txt")).returncode == 1
-    assert run(tessera_cli, "opt", str(model), "--bogus").returncode == 1
+    bogus = run(tessera_cli, "opt", str(model), "--bogus")  # a wrong command line: 2
+    assert bogus.returncode == 2 and "unknown option '--bogus' for 'opt'" in bogus.stderr
+    assert run(tessera_cli, "compile", str(model), "-o").returncode == 2  # -o needs a value
     assert run(tessera_cli, "frobnicate").returncode == 2

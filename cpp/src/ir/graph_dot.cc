@@ -21,7 +21,10 @@ namespace tessera {
 
 namespace {
 
-const char* kPalette[] = {"#80b1d3", "#fdb462", "#8dd3c7", "#fb8072", "#bebada", "#b3de69"};
+// The built-in backends keep their colour in every picture; others take the palette's.
+const std::pair<const char*, const char*> kBackendColours[] = {
+    {"native", "#80b1d3"}, {"dnnl", "#fdb462"}, {"blas", "#8dd3c7"}};
+const char* kPalette[] = {"#fb8072", "#bebada", "#b3de69", "#fccde5", "#d9d9d9"};
 
 /// Escapes `text` for a double-quoted DOT string.
 std::string Quote(const std::string& text) {
@@ -80,6 +83,8 @@ class DotWriter {
   }
 
   std::string Colour(const std::string& backend) {
+    for (const auto& [name, colour] : kBackendColours)
+      if (backend == name) return colour;
     auto [it, added] = colours_.emplace(backend, "");
     if (added) it->second = kPalette[(colours_.size() - 1) % (sizeof(kPalette) / sizeof(*kPalette))];
     return it->second;
@@ -143,7 +148,7 @@ class DotWriter {
       if (composite && composite->is_string())
         return Inline(fn, inputs, composite->AsString(),
                       backends_.empty() ? "native" : backends_.back());
-      return Inline(fn, inputs, "fused", "native");
+      return Inline(fn, inputs, "native: fused", "native");
     }
     if (const auto* g = call->callee.as<GlobalVarNode>()) {
       BaseFunc base = mod_.Lookup(g->name);

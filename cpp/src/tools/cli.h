@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "tessera/ir/module.h"
+#include "tessera/support/error.h"
 #include "tessera/target/target.h"
 #include "tessera/transform/pass.h"
 #include "tessera/transform/pass_context.h"
@@ -84,6 +85,12 @@ std::vector<std::string> ReproducerArgs(const std::string& path);
 #define CONTEXT_OPTIONS "--opt-level", "--required-pass", "--disable-pass", "--config"
 /// Help lines for CONTEXT_OPTIONS.
 extern const char* kContextHelp;
+
+/// A wrong command line (unknown option, missing value): the CLI exits with status 2.
+class UsageError : public Error {
+ public:
+  explicit UsageError(const std::string& message) : Error(ErrorKind::kValue, message) {}
+};
 
 /// Minimal argument scanner: positionals plus `--flag` and `--key value` options.
 class ArgList {

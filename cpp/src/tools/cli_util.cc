@@ -42,11 +42,10 @@ ArgList::ArgList(const std::vector<std::string>& args, const std::vector<std::st
       std::string valid;
       for (const auto& f : flags) valid += " " + f;
       for (const auto& o : options) valid += " " + o;
-      TS_THROW(kValue) << "unknown option '" << key << "' for '" << command << "' (valid:" << valid
-                       << ")";
+      throw UsageError("unknown option '" + key + "' for '" + command + "' (valid:" + valid + ")");
     }
     if (!inline_value) {
-      if (i + 1 >= args.size()) TS_THROW(kValue) << "option '" << key << "' needs a value";
+      if (i + 1 >= args.size()) throw UsageError("option '" + key + "' needs a value");
       value = args[++i];
     }
     values_.emplace_back(key, value);

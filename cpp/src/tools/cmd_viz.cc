@@ -60,9 +60,15 @@ int RunViz(const std::vector<std::string>& raw_args) {
   };
   if (!ends_with(".svg") && !ends_with(".html") && !ends_with(".dot"))
     TS_THROW(kValue) << "-o: write a .svg, .html or .dot file, got '" << out << "'";
-  IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
   std::vector<Target> targets = TargetsFromArgs(args);
   PassContext ctx = ContextFromArgs(args);
+  // Collage's choice (several targets, collage.enable) is measured, not drawn here.
+  if (targets.size() > 1 || ctx.GetConfigBool("collage.enable"))
+    TS_THROW(kValue) << "viz draws the build's fusion and the partitions of one target's "
+                        "-compiler/-libs options; Collage's choice among several targets is "
+                        "drawn by its report: tessera collage explain FILE --target ... -o "
+                        "collage.html";
+  IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
   {
     PassContext::Scope scope(ctx);
     if (args.GetAll("--passes").empty()) {

@@ -34,7 +34,7 @@ const char* kUsage =
 void ApplyLogLevel(std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size();) {
     if (args[i] == "--log-level") {
-      if (i + 1 >= args.size()) TS_THROW(kValue) << "--log-level expects a level";
+      if (i + 1 >= args.size()) throw tessera::cli::UsageError("--log-level expects a level");
       tessera::SetLogLevel(args[i + 1]);
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
                  args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
     if (command == "collage") return tessera::cli::RunCollage(args);
     if (command == "bench") return tessera::cli::RunBench(args);
     std::fprintf(stderr, "tessera: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const tessera::cli::UsageError& e) {
+    std::fprintf(stderr, "tessera %s: %s (tessera %s --help lists the options)\n",
+                 command.c_str(), e.what(), command.c_str());
     return 2;
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera %s: %s: %s\n", command.c_str(), tessera::ErrorKindName(e.kind()),

@@ -10,8 +10,9 @@ namespace tessera {
 /// The graph functions of `mod` as one DOT digraph: a node per op call, input, tuple and
 /// projection, an edge per use. A call of a fused function (Primitive or Composite) or of
 /// a partition (a global function with a Compiler attribute) is a cluster holding its ops,
-/// labelled and coloured by who runs it: "native" for fused kernels, the Compiler name for
-/// partitions; a call_tir is one node named after its PrimFunc. Constants are left out
+/// labelled and coloured by who runs it: "native: fused" for fused kernels, the Compiler
+/// name for partitions (native, dnnl and blas keep one colour in every picture); a call_tir
+/// is one node named after its PrimFunc. Constants are left out
 /// (weights would crowd the picture). Deterministic: the same module gives the same text.
 std::string ModuleToDot(const IRModule& mod);
 
