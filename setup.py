@@ -38,6 +38,10 @@ class CMakeBuild(build_ext):
                      "-DTESSERA_TESTS=OFF", "-DTESSERA_PYTHON=ON",
                      "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON",
                      *shlex.split(os.environ.get("TESSERA_CMAKE_ARGS", ""))]
+        # ccache serves what a development build (scripts/setup.sh) compiled, from any
+        # folder of this checkout, as it does for that build.
+        os.environ.setdefault("CCACHE_BASEDIR", str(ROOT))
+        os.environ.setdefault("CCACHE_NOHASHDIR", "1")
         subprocess.check_call(configure)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         module = ext.name.rsplit(".", 1)[-1]  # the CMake target: _runtime or _core

@@ -32,7 +32,8 @@ for lib in $(PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -c \
     "import tessera; print(' '.join(t['name'] for t in tessera.list_targets() if t['name'] in ('dnnl', 'blas')))"); do
   TARGETS+=(--target "$lib")
 done
-stage "importing resnet18.onnx and compiling it with Collage over ${TARGETS[*]//--target /} (about a minute)"
+NAMES=$(printf '%s\n' "${TARGETS[@]}" | grep -v '^--target$' | paste -sd, - | sed 's/,/, /g')
+stage "importing resnet18.onnx and compiling it with Collage over $NAMES (about a minute)"
 start=$(date +%s.%N)
 "$BUILD_DIR/tessera" compile "$OUT/resnet18.onnx" -o "$OUT/resnet18.tsx" "${TARGETS[@]}" \
   --collage --opt-level 3 2> >(tee "$OUT/collage.txt" >&2)
@@ -49,4 +50,4 @@ stage "latency and per-kernel profile on 1 thread, then on $CORES (tessera bench
 stage "checking the output against NumPy, and PyTorch on the same weights if installed"
 trap - ERR
 PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 examples/onnx/main_summary.py "$OUT" \
-  --compile-seconds "$COMPILE_S"
+  --compile-seconds "$COMPILE_S" | tee "$OUT/verdict.txt"

@@ -21,11 +21,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import onnx_numpy_ref  # noqa: E402
 
 
-def median_ms(path):
-    """The median latency `tessera bench` printed to `path`."""
+def latency_ms(path):
+    """The median and p90 latency `tessera bench` printed to `path`."""
     with open(path) as f:
-        match = re.search(r"median ([0-9.]+) ms", f.read())
-    return float(match.group(1)) if match else None
+        match = re.search(r"median ([0-9.]+) ms, p90 ([0-9.]+) ms", f.read())
+    return (float(match.group(1)), float(match.group(2))) if match else (None, None)
 
 
 def torch_resnet18(model):
@@ -86,10 +86,14 @@ def main():
     if args.compile_seconds is not None:
         lines.append(f"compile    {args.compile_seconds:.1f} s (import, Collage's measured search, "
                      f"code generation): {out}/resnet18.tsx")
-    one, every = median_ms(os.path.join(out, "bench_1thread.txt")), \
-        median_ms(os.path.join(out, f"bench_{cores}threads.txt"))
+    one, one_p90 = latency_ms(os.path.join(out, "bench_1thread.txt"))
+    every, every_p90 = latency_ms(os.path.join(out, f"bench_{cores}threads.txt"))
     lines.append(f"Tessera    {one:.2f} ms on 1 thread, {every:.2f} ms on {cores} threads "
                  f"(median of 20 runs)")
+    # Other work on the machine shows as a wide spread or as more threads running slower.
+    if one_p90 > 2 * one or every_p90 > 2 * every or every > one:
+        lines.append(f"           noisy: p90 {one_p90:.2f} / {every_p90:.2f} ms; another process "
+                     f"is using the cores (load {os.getloadavg()[0]:.1f}), rerun when idle")
     net = torch_resnet18(model)
     if net is None:
         lines.append("PyTorch    not installed (apt-get install python3-torch python3-torchvision "
@@ -101,18 +105,22 @@ def main():
                               max(float(np.max(np.abs(want))), 1e-30))
         t1, tn = time_torch(net, x, 1), time_torch(net, x, cores)
         lines.append(f"PyTorch    {t1:.2f} ms on 1 thread, {tn:.2f} ms on {cores} threads "
-                     f"(torch {torch.__version__} eager, same weights, error {torch_err:.1e})")
+                     f"(torch {torch.__version__} eager, same weights; its output vs NumPy: "
+                     f"max abs error / max |value| = {torch_err:.1e})")
         lines.append(f"speed-up   Tessera over PyTorch: {t1 / one:.2f}x on 1 thread, "
                      f"{tn / every:.2f}x on {cores} threads")
     import tessera
-    report = tessera.load(os.path.join(out, "resnet18.tsx")).collage_report()
+    exe = tessera.load(os.path.join(out, "resnet18.tsx"))
+    # The kernels of the program that runs (the guard may have kept another configuration
+    # than Collage's plan), by the module that ran each.
+    counts = {}
+    for row in exe.profile(input=x, repeat=1)["rows"]:
+        counts[row["backend"]] = counts.get(row["backend"], 0) + 1
+    split = ", ".join(f"{b} {n}" for b, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+    report = exe.collage_report()
     if report is None:
-        lines.append("backends   (built without Collage)")
+        lines.append(f"backends   kernels by backend: {split} (built without Collage)")
     else:
-        counts = {}
-        for k in report.kernels:
-            counts[k["backend"]] = counts.get(k["backend"], 0) + 1
-        split = ", ".join(f"{b} {n}" for b, n in sorted(counts.items(), key=lambda i: -i[1]))
         runs = ("Collage's plan" if report.chosen == "collage" else
                 f"'{report.chosen}', which the guard timed faster than Collage's plan")
         report.save_html(os.path.join(out, "collage.html"))

@@ -25,7 +25,7 @@ struct TensorExpr {
   int depth = 0;
   /// Set when this tensor is exactly a constant's data (read from a kernel input), so a
   /// template may transform it at compile time (e.g. pre-pack conv2d weights).
-  NDArray constant;
+  NDArray constant{};
 };
 
 /// A tensor reading `buffer` at the given indices.
