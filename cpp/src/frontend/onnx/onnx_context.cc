@@ -54,12 +54,15 @@ NDArray TensorFromProto(const onnx::TensorProto& t, const std::string& what) {
     shape.push_back(d);
     count *= d;
   }
-  NDArray out = NDArray::Zeros(shape, *dtype);
+  // The data present must match the shape before anything is allocated: a file declaring a
+  // huge shape over a few bytes is malformed, not a reason to reserve terabytes.
+  int64_t bytes = ShapeNumBytes(shape, *dtype);
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != out.NumBytes())
+    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
       TS_THROW(kParse) << what << ": raw_data holds " << t.raw_data().size() << " bytes but "
-                       << DTypeName(*dtype) << ShapeToString(shape) << " needs " << out.NumBytes();
-    if (out.NumBytes()) std::memcpy(out.data(), t.raw_data().data(), out.NumBytes());
+                       << DTypeName(*dtype) << ShapeToString(shape) << " needs " << bytes;
+    NDArray out = NDArray::Empty(shape, *dtype);
+    if (bytes) std::memcpy(out.data(), t.raw_data().data(), static_cast<size_t>(bytes));
     return out;
   }
   auto check = [&](int64_t n, const char* field) {
@@ -68,25 +71,27 @@ NDArray TensorFromProto(const onnx::TensorProto& t, const std::string& what) {
                        << ShapeToString(shape) << " needs " << count;
   };
   switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT: check(t.float_data_size(), "float_data"); break;
+    case onnx::TensorProto::DOUBLE: check(t.double_data_size(), "double_data"); break;
+    case onnx::TensorProto::INT64: check(t.int64_data_size(), "int64_data"); break;
+    default: check(t.int32_data_size(), "int32_data"); break;  // float16, int32, int8, uint8, bool
+  }
+  NDArray out = NDArray::Empty(shape, *dtype);
+  switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
-      check(t.float_data_size(), "float_data");
       for (int64_t i = 0; i < count; ++i) out.data_as<float>()[i] = t.float_data(i);
       break;
     case onnx::TensorProto::DOUBLE:
-      check(t.double_data_size(), "double_data");
       for (int64_t i = 0; i < count; ++i) out.data_as<double>()[i] = t.double_data(i);
       break;
     case onnx::TensorProto::INT64:
-      check(t.int64_data_size(), "int64_data");
       for (int64_t i = 0; i < count; ++i) out.data_as<int64_t>()[i] = t.int64_data(i);
       break;
     case onnx::TensorProto::FLOAT16:
-      check(t.int32_data_size(), "int32_data");
       for (int64_t i = 0; i < count; ++i)
         out.data_as<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(i));
       break;
-    default:  // int32, int8, uint8, bool travel in int32_data
-      check(t.int32_data_size(), "int32_data");
+    default:
       for (int64_t i = 0; i < count; ++i) out.SetInt(i, t.int32_data(i));
       break;
   }
