@@ -87,6 +87,31 @@ struct BlasPlan {
   }
 
   GemmStep Anchor(const LibraryNode& n, int id) const {
+    // A partition from a damaged file must be an error, never a read outside its arrays.
+    if (n.inputs.size() != 2)
+      TS_THROW(kValue) << "backend 'blas': node " << id << " (" << n.op << ") has "
+                       << n.inputs.size() << " input(s), needs 2";
+    for (int v : {n.inputs[0], n.inputs[1], id})
+      if ((v == id ? n.shape : g.nodes[static_cast<size_t>(v)].shape).size() < 2)
+        TS_THROW(kValue) << "backend 'blas': node " << id << " (" << n.op
+                         << ") has an operand of rank below 2";
+    GemmStep s = Gemm(n, id);
+    // The GEMM must cover exactly its operands' elements (a broadcast batch reads one).
+    const auto& as = g.nodes[static_cast<size_t>(s.a)].shape;
+    const auto& bs = g.nodes[static_cast<size_t>(s.b)].shape;
+    int64_t a_batches = s.a_stride == 0 && s.batch > 1 ? 1 : s.batch;
+    int64_t b_batches = s.b_stride == 0 && s.batch > 1 ? 1 : s.batch;
+    bool fits = s.m > 0 && s.n > 0 && s.k > 0 && ShapeNumElements(as) == a_batches * s.m * s.k &&
+                ShapeNumElements(bs) == (n.op == "nn.batch_matmul" ? b_batches : 1) * s.k * s.n &&
+                ShapeNumElements(n.shape) == s.batch * s.m * s.n;
+    if (!fits)
+      TS_THROW(kValue) << "backend 'blas': node " << id << " (" << n.op << ") has shapes "
+                       << ShapeToString(as) << " x " << ShapeToString(bs) << " -> "
+                       << ShapeToString(n.shape) << " that are not one GEMM";
+    return s;
+  }
+
+  GemmStep Gemm(const LibraryNode& n, int id) const {
     GemmStep s;
     s.a = n.inputs[0];
     s.b = n.inputs[1];
