@@ -49,6 +49,10 @@ def test_log_level_works_before_or_after_the_command(tessera_cli, tmp_path, wher
     res = run(tessera_cli, *args)
     assert res.returncode == 0, res.stderr
     assert "[tessera debug] FuseOps:" in res.stderr
+    # Every pass that ran, with its time, and what the native compiler did.
+    assert "[tessera debug] pass InferType: " in res.stderr
+    assert "[tessera debug] pass FuseOps: " in res.stderr
+    assert "[tessera debug] native: " in res.stderr
     quiet = run(tessera_cli, "compile", str(model), "-o", out)
     assert "[tessera debug]" not in quiet.stderr
 

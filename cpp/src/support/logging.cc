@@ -49,6 +49,7 @@ void InitLoggingFromEnv() {
 void LogDebug(const std::string& message) {
   Logger().debug(message);
 }
+bool LogDebugEnabled() { return Logger().should_log(spdlog::level::debug); }
 void LogInfo(const std::string& message) {
   Logger().info(message);
 }

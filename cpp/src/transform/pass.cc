@@ -1,6 +1,7 @@
 // Pass kinds (module, function, PrimFunc, Sequential) and the instrumented call.
 #include "tessera/transform/pass.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "builtin_passes.h"
@@ -8,6 +9,7 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
+#include "tessera/support/logging.h"
 #include "tessera/ir/infer_type.h"
 #include "tessera/transform/pass_instrument.h"
 #include "tessera/transform/pass_registry.h"
@@ -49,6 +51,9 @@ IRModule Pass::operator()(const IRModule& mod, const PassContext& ctx) const {
   const PassInfo& pass_info = info();
   if (!ctx.InstrumentShouldRun(mod, pass_info)) return mod;
   ctx.InstrumentBeforePass(mod, pass_info);
+  // --log-level debug shows every pass that runs, innermost first, with its time.
+  bool log = LogDebugEnabled();
+  auto start = log ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   IRModule result;
   try {
     bool check_immutable = ctx.GetConfigBool("testing.immutable_module");
@@ -61,6 +66,13 @@ IRModule Pass::operator()(const IRModule& mod, const PassContext& ctx) const {
   } catch (...) {
     ctx.InstrumentAfterPassFailed(mod, pass_info);
     throw;
+  }
+  if (log) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+    LogDebug("pass " + pass_info.name + ": " + buf);
   }
   ctx.InstrumentAfterPass(result, pass_info);
   return result;

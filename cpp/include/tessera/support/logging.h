@@ -11,6 +11,8 @@ namespace tessera {
 void SetLogLevel(std::string_view level);
 /// Applies TESSERA_LOG_LEVEL if set (invalid values are reported and ignored).
 void InitLoggingFromEnv();
+/// Whether debug messages are logged (so callers skip building ones nobody sees).
+bool LogDebugEnabled();
 /// Logs a message at debug / info / warn level.
 void LogDebug(const std::string& message);
 void LogInfo(const std::string& message);

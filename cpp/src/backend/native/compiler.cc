@@ -135,6 +135,9 @@ std::string RunCompiler(const std::string& source) {
   for (const std::string& f : NativeCompileFlags()) argv.push_back(f);
   for (const char* a : {"-o", obj.c_str(), src.c_str(), "-lm"}) argv.push_back(a);
   ++g_compiler_runs;
+  if (LogDebugEnabled())
+    LogDebug("native: compiling " + std::to_string(source.size()) + " bytes of C: " +
+             detail::CommandString(argv));
   detail::ProcessResult r = detail::RunProcess(argv);
   if (!r.started)
     TS_THROW(kNotFound) << "C compiler '" << argv[0] << "' could not be run (" << r.error
@@ -233,6 +236,7 @@ std::string CompileSharedObject(const std::string& source, const CompileOptions&
   bool existed = ReadFile(path, &entry);
   if (existed && ParseEntry(entry, &payload)) {
     ++g_cache_hits;
+    if (LogDebugEnabled()) LogDebug("native: compiled kernels found in the cache: " + path);
     return payload;
   }
   if (existed) {
