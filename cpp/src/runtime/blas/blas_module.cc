@@ -41,6 +41,10 @@ struct BlasPlan {
   std::vector<GemmStep> steps;
 
   explicit BlasPlan(LibraryGraph graph) : g(std::move(graph)) {
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].dtype != DType::kFloat32)  // sgemm reads 4-byte elements
+        TS_THROW(kValue) << "backend 'blas': node " << i << " is " << DTypeName(g.nodes[i].dtype)
+                         << "; the module runs float32 only";
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const LibraryNode& n = g.nodes[i];
       if (n.kind != LibraryNode::Kind::kOp) continue;

@@ -126,6 +126,16 @@ void DnnlPlan::EmitMatmul(const Group& g) {
     if (trans) std::swap(s[k - 1], s[k - 2]);
     return s;
   };
+  // The views below describe the operands' bytes by the result's dims: they must be the
+  // operands' own sizes, or a damaged partition would be read past its arrays.
+  auto count = [](const memory::dims& d) {
+    int64_t p = 1;
+    for (int64_t x : d) p *= x;
+    return p;
+  };
+  if (ShapeNumElements(as) != count(src_dims) || ShapeNumElements(bs) != count(w_dims))
+    TS_THROW(kValue) << "backend 'dnnl': " << n.op << " operands " << ShapeToString(as) << " x "
+                     << ShapeToString(bs) << " do not fit its result " << ShapeToString(n.shape);
   memory::desc src_view(src_dims, dt::f32, view_strides(src_dims, ta));
   memory::desc w_view(w_dims, dt::f32, view_strides(w_dims, tb));
   bool const_w = g_.nodes[b].kind == LibraryNode::Kind::kConstant;

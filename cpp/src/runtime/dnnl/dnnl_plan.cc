@@ -238,8 +238,13 @@ void CheckNode(const LibraryGraph& g, int id) {
 }  // namespace
 
 void DnnlPlan::Compile() {
-  for (size_t i = 0; i < g_.nodes.size(); ++i)
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    // Memories are described as f32: any other element size would be read past its end.
+    if (g_.nodes[i].dtype != DType::kFloat32)
+      TS_THROW(kValue) << "backend 'dnnl': node " << i << " is " << DTypeName(g_.nodes[i].dtype)
+                       << "; the module runs float32 only";
     if (g_.nodes[i].kind == LibraryNode::Kind::kOp) CheckNode(g_, static_cast<int>(i));
+  }
   std::vector<bool> consumed(g_.nodes.size(), false);
   Group open;
   auto close = [&] {
