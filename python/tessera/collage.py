@@ -112,9 +112,10 @@ def CollagePartition(targets, cost_estimator=None, progress=None):  # noqa: N802
 
 
 class CollageReport:
-    """What Collage chose: per kernel its ops, backend, estimated cost and the cheapest
-    rejected alternative; the estimated total; the guard's end-to-end timings. ``str()``
-    is a text table; :meth:`save_html` writes a page with the graph coloured by backend."""
+    """What Collage chose: per kernel its ops, backend, estimated cost and the cheapest other
+    kernel starting at the same node (which may cover other ops); the estimated total; the
+    guard's end-to-end timings. ``str()`` is a text table; :meth:`save_html` writes a page
+    with the graph coloured by backend."""
 
     def __init__(self, text, measured_ms=None):
         import json

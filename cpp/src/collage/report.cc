@@ -169,7 +169,10 @@ std::string TextOf(const json& r, double measured_ms) {
       if (!k["name"].get<std::string>().empty()) os << " -> @" << k["name"].get<std::string>();
       const json& alt = k["alternative"];
       if (!alt.is_null())
-        os << "\n           rejected: " << alt["backend"].get<std::string>() << " "
+        // The alternative begins at the same node but may cover other ops, so its cost is
+        // not comparable on its own; the text says so rather than "rejected".
+        os << "\n           other kernel from the same first node: "
+           << alt["backend"].get<std::string>() << " "
            << Us(alt["cost_us"]) << " " << Short(alt["label"].get<std::string>()) << " "
            << Indexes(alt["indexes"]);
       os << "\n";
@@ -268,7 +271,8 @@ std::string HtmlOf(const json& r, const std::string& report_json, double measure
     else
       html << svg << "\n";
     html << "<table><tr><th>#</th><th>backend</th><th>kernel</th><th>ops</th><th>indexes</th>"
-            "<th>cost</th><th>best rejected alternative</th></tr>\n";
+            "<th>cost</th><th>cheapest other kernel from the same first node (it may cover other "
+            "ops)</th></tr>\n";
     int i = 0;
     for (const json& k : f["kernels"]) {
       const json& alt = k["alternative"];
