@@ -24,6 +24,11 @@ def test_version_names_the_version_and_backends(tessera_cli, flag):
     assert lines[2].startswith("ONNX import: ")
 
 
+def test_version_takes_no_arguments(tessera_cli):
+    res = run(tessera_cli, "--version", "extra")
+    assert res.returncode == 2 and "takes no arguments, got 'extra'" in res.stderr
+
+
 def test_package_and_library_versions_agree():
     assert _runtime.version() == tessera.__version__
 

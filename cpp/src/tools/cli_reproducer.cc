@@ -1,6 +1,7 @@
 // --crash-reproducer FILE: when a pass fails, the module it got and how it ran are written
 // to FILE so that `tessera opt FILE` replays the failure.
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "cli.h"
@@ -14,14 +15,13 @@ namespace {
 
 constexpr char kArgMarker[] = "// tessera-reproducer-arg: ";
 
-/// The pass named `name` inside `root` (depth first), for its options; null if absent.
-const Pass* FindPass(const Pass& root, const std::string& name, std::vector<Pass>& keep) {
-  if (root.info().name == name && SequentialPasses(root).empty()) return &root;
-  for (const Pass& child : SequentialPasses(root)) {
-    keep.push_back(child);
-    if (const Pass* found = FindPass(keep.back(), name, keep)) return found;
-  }
-  return nullptr;
+/// The pass named `name` inside `root` (depth first), for its options; none if absent.
+std::optional<Pass> FindPass(const Pass& root, const std::string& name) {
+  std::vector<Pass> children = SequentialPasses(root);
+  if (root.info().name == name && children.empty()) return root;
+  for (const Pass& child : children)
+    if (std::optional<Pass> found = FindPass(child, name)) return found;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -41,10 +41,9 @@ void ReproducerInstrument::RunAfterPassFailed(const IRModule& mod, const PassInf
 void WriteReproducer(const std::string& path, const ReproducerInstrument& repro,
                      const Pass* pipeline, const ArgList& args, const std::string& error) {
   std::string pass_text = repro.pass_name();
-  std::vector<Pass> keep;
-  keep.reserve(256);
   if (pipeline)
-    if (const Pass* leaf = FindPass(*pipeline, repro.pass_name(), keep)) pass_text = PrintPipeline(*leaf);
+    if (std::optional<Pass> leaf = FindPass(*pipeline, repro.pass_name()))
+      pass_text = PrintPipeline(*leaf);
   std::vector<std::string> replay = {"--passes", pass_text};
   for (const char* option : {"--opt-level", "--required-pass", "--disable-pass", "--config"})
     for (const std::string& value : args.GetAll(option)) replay.insert(replay.end(), {option, value});

@@ -10,6 +10,10 @@
 namespace tessera::cli {
 
 int RunVersion(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "tessera version: takes no arguments, got '%s'\n", args[0].c_str());
+    return 2;
+  }
   std::string backends;
   for (const std::string& name : BackendRegistry::Global().Names())
     backends += (backends.empty() ? "" : ", ") + name;
