@@ -122,6 +122,16 @@ def test_crash_reproducer_of_compile(tessera_cli, tmp_path):
     assert again.returncode == 1 and BROADCAST in again.stderr
 
 
+def test_no_reproducer_when_the_failure_is_not_a_pass_says_so(tessera_cli, tmp_path):
+    model, repro = tmp_path / "m.txt", tmp_path / "repro.txt"
+    model.write_text(MODEL)
+    # A library target without partitions fails before any pass runs.
+    res = run(tessera_cli, "compile", str(model), "-o", str(tmp_path / "m.tsx"), "--target",
+              "native", "--target", "dnnl", "--crash-reproducer", str(repro))
+    assert res.returncode == 1 and not repro.exists()
+    assert "no crash reproducer written: the failure is not in a pass" in res.stderr
+
+
 def test_no_reproducer_without_a_failure_or_the_flag(tessera_cli, tmp_path):
     model, repro = tmp_path / "m.txt", tmp_path / "repro.txt"
     model.write_text(MODEL)
@@ -151,6 +161,8 @@ def test_viz_draws_kernels_and_partitions(tessera_cli, tmp_path):
     # The model as loaded, without the build's fusion.
     assert run(tessera_cli, "viz", str(model), "-o", str(dot), "--passes", "").returncode == 0
     assert "cluster" not in dot.read_text()
+    both = run(tessera_cli, "viz", str(model), "-o", str(dot), "--passes", "", "--target", "native")
+    assert both.returncode == 1 and "give one of them" in both.stderr
     bad = run(tessera_cli, "viz", str(model), "-o", str(tmp_path / "g.png"))
     assert bad.returncode == 1 and "write a .svg, .html or .dot file" in bad.stderr
     # What viz cannot draw is an error, not ignored: Collage's choice is in its report.

@@ -53,6 +53,9 @@ int RunCompile(const std::vector<std::string>& raw_args) {
       WriteReproducer(repro_path, *repro, &pipeline, args, e.what());
       std::fprintf(stderr, "tessera compile: wrote a crash reproducer to %s (replay: tessera opt %s)\n",
                    repro_path.c_str(), repro_path.c_str());
+    } else if (!repro_path.empty()) {
+      std::fprintf(stderr, "tessera compile: no crash reproducer written: the failure is not "
+                           "in a pass (a reproducer replays a failing pass)\n");
     }
     throw;
   }

@@ -142,6 +142,9 @@ int RunOpt(const std::vector<std::string>& raw_args) {
         WriteReproducer(repro_path, *repro, &pipeline, args, e.what());
         std::fprintf(stderr, "tessera opt: wrote a crash reproducer to %s (replay: tessera opt %s)\n",
                      repro_path.c_str(), repro_path.c_str());
+      } else if (!repro_path.empty()) {
+        std::fprintf(stderr, "tessera opt: no crash reproducer written: the failure is not in "
+                             "a pass (a reproducer replays a failing pass)\n");
       }
       throw;
     }

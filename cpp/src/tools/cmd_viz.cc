@@ -68,6 +68,9 @@ int RunViz(const std::vector<std::string>& raw_args) {
                         "-compiler/-libs options; Collage's choice among several targets is "
                         "drawn by its report: tessera collage explain FILE --target ... -o "
                         "collage.html";
+  if (!args.GetAll("--passes").empty() && !args.GetAll("--target").empty())
+    TS_THROW(kValue) << "--passes replaces the build's fusion and partitioning, which is what "
+                        "--target chooses: give one of them";
   IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
   {
     PassContext::Scope scope(ctx);
