@@ -53,9 +53,9 @@ void CollectLetFunctions(const Expr& body,
   });
 }
 
-class GlobalCallInliner : public ExprMutator {
+class CallInliner : public ExprMutator {
  public:
-  GlobalCallInliner(const IRModule& mod, std::vector<std::string>& calling,
+  CallInliner(const IRModule& mod, std::vector<std::string>& calling,
                     std::set<std::string>& inlined,
                     std::unordered_map<const VarNode*, const FunctionNode*>& let_functions)
       : mod_(mod), calling_(calling), inlined_(inlined), let_functions_(let_functions) {}
@@ -77,7 +77,7 @@ class GlobalCallInliner : public ExprMutator {
         if (it != let_functions_.end()) local = it->second;
       }
       if (local && local->params.size() == call->args.size()) {
-        Expr body = GlobalCallInliner(mod_, calling_, inlined_, let_functions_)
+        Expr body = CallInliner(mod_, calling_, inlined_, let_functions_)
                         .Mutate(InlineBody(local, call->args));
         return body;
       }
@@ -96,7 +96,7 @@ class GlobalCallInliner : public ExprMutator {
     Expr inlined_body = InlineBody(callee, call->args);
     CollectLetFunctions(inlined_body, let_functions_);
     Expr body =
-        GlobalCallInliner(mod_, calling_, inlined_, let_functions_).Mutate(inlined_body);
+        CallInliner(mod_, calling_, inlined_, let_functions_).Mutate(inlined_body);
     calling_.pop_back();
     inlined_.insert(gv->name);
     return body;
@@ -133,7 +133,7 @@ Pass InlineFunctionCalls() {
           std::vector<std::string> calling{name};
           std::unordered_map<const VarNode*, const FunctionNode*> let_functions;
           CollectLetFunctions(fn->body, let_functions);
-          Expr body = GlobalCallInliner(mod, calling, inlined, let_functions).Mutate(fn->body);
+          Expr body = CallInliner(mod, calling, inlined, let_functions).Mutate(fn->body);
           if (!body.same_as(fn->body))
             out = out.WithFunction(name, MakeFunction(fn->params, body, fn->ret_type, fn->attrs));
         }
