@@ -64,6 +64,8 @@ void BindPattern(py::module_& m);
 void BindCollage(py::module_& m);
 /// Collage's search, estimators and reports, into the `collage` submodule.
 void BindCollageSearch(py::module_& m);
+/// tessera._core.collage: CostDatabase, machine_fingerprint.
+void BindCostDatabase(py::module_& m);
 void BindFrontend(py::module_& m);
 
 }  // namespace tessera::python

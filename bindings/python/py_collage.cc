@@ -369,6 +369,7 @@ void BindCollage(py::module_& parent) {
       py::arg("max_exits"), py::arg("allow_taps"), py::arg("compiler"), py::arg("indexes"),
       py::arg("labels") = std::vector<std::string>{});
   BindCollageSearch(m);
+  BindCostDatabase(m);
 }
 
 }  // namespace tessera::python

@@ -84,6 +84,9 @@ MockCostEstimator = _c.MockCostEstimator
 MeasuringCostEstimator = _c.MeasuringCostEstimator
 register_estimator = _c.register_estimator
 list_estimators = _c.list_estimators
+CostDatabase = _c.CostDatabase
+machine_fingerprint = _c.machine_fingerprint
+fingerprint_hash = _c.fingerprint_hash
 
 
 def set_progress(progress):

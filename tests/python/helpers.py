@@ -5,6 +5,17 @@ import tessera
 from tessera import op
 
 
+# dense, relu, abs, softmax: a chain native and the libraries can all run (Collage tests).
+COLLAGE_CHAIN = """
+def @main(%x: Tensor[(8, 16), float32], %w: Tensor[(32, 16), float32]) {
+  %0 = nn.dense(%x, %w);
+  %1 = nn.relu(%0);
+  %2 = abs(%1);
+  nn.softmax(%2)
+}
+"""
+
+
 def add_function(shape=(1, 3), dtype="float32"):
     """fn (%x, %y) { add(%x, %y) }."""
     x = tessera.var("x", shape=shape, dtype=dtype)

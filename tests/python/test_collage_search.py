@@ -8,16 +8,10 @@ import numpy as np
 import pytest
 
 import tessera
+from helpers import COLLAGE_CHAIN
 from tessera import collage, transform
 
-CHAIN = """
-def @main(%x: Tensor[(8, 16), float32], %w: Tensor[(32, 16), float32]) {
-  %0 = nn.dense(%x, %w);
-  %1 = nn.relu(%0);
-  %2 = abs(%1);
-  nn.softmax(%2)
-}
-"""
+CHAIN = COLLAGE_CHAIN
 
 HAVE_DNNL = any(t["name"] == "dnnl" for t in tessera.list_targets())
 

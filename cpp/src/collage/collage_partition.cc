@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tessera/backend/build.h"
 #include "tessera/backend/lower/lower_to_tir.h"
+#include "tessera/collage/cost_database.h"
+#include "tessera/collage/fingerprint.h"
 #include "tessera/collage/measure.h"
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/search.h"
@@ -68,6 +72,7 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
   if (search != "dp")
     TS_THROW(kValue) << "collage.search: unknown search '" << search << "' (known: dp)";
   o.estimator = ctx.GetConfig("collage.estimator").AsString();
+  o.cost_db = ctx.GetConfig("collage.cost_db").AsString();
   return o;
 }
 
@@ -107,7 +112,19 @@ class Partitioner {
     so.byoc_max_depth = options_.byoc_max_depth;
     so.fusion_styles = options_.fusion_styles;
     specs_ = WithOpaqueSingles(GatherPartitionSpecs(targets_, so));
+    cost_model_ = estimator_->cost_model();
+    if (!cost_model_.empty() && !options_.cost_db.empty()) {
+      try {
+        db_ = OpenCostDatabase(options_.cost_db);
+      } catch (const Error& e) {
+        // The default place may be unwritable (a read-only home); a path the user gave
+        // must work.
+        if (options_.cost_db != "auto") throw;
+        LogWarn(std::string("collage: no cost database: ") + e.what());
+      }
+    }
     report_["estimator"] = estimator_->name();
+    report_["cost_db"] = db_ ? json(db_->path()) : json(nullptr);
     if (const auto* m = dynamic_cast<const MeasuringCostEstimator*>(estimator_.get()))
       report_["measure"] = {{"repeat", m->options().repeat},
                             {"number", m->options().number},
@@ -120,7 +137,7 @@ class Partitioner {
       report_["specs"].push_back(s->name);
       if (s->name == "host") continue;
       double penalty = options_.launch_penalty_us >= 0 ? options_.launch_penalty_us * 1e-6
-                                                       : estimator_->LaunchPenalty(s->target);
+                                                       : LaunchPenalty(s->target);
       penalty_[s->name] = penalty;
       report_["launch_penalty_us"][s->name] = penalty * 1e6;
     }
@@ -205,6 +222,8 @@ class Partitioner {
     report_["estimated_total_us"] = total;
     report_["candidates"] = num_candidates_;
     report_["estimated"] = keys_.size();
+    report_["from_cost_db"] = from_db_;
+    report_["measured"] = measured_;
     return mod;
   }
 
@@ -291,8 +310,10 @@ class Partitioner {
     std::vector<std::string> key_of(cands.size());
     std::vector<EstimateRequest> requests;
     std::vector<std::string> request_keys;
+    std::vector<CostRecord> records;  // what each request is stored under
     PrintOptions print;
     print.show_meta_data = false;
+    print.meta_shapes_only = true;
     for (size_t i = 0; i < cands.size(); ++i) {
       CandidatePartition& c = cands[i];
       if (IsHost(c)) {
@@ -310,17 +331,44 @@ class Partitioner {
         reasons[i] = e.what();
         continue;
       }
-      std::string key = c.spec->target.ToString() + "\n" + PrintModule(mod, print);
+      std::string text = PrintModule(mod, print);
+      std::string key = c.spec->target.ToString() + "\n" + text;
       key_of[i] = key;
       if (keys_.count(key)) continue;
       keys_.emplace(key, EstimateResult{});
       requests.push_back(EstimateRequest{mod, c.spec->target});
       request_keys.push_back(key);
+      CostRecord record;
+      record.key = CostKey{text, c.spec->target.ToString(), "", cost_model_, ""};
+      record.label = c.spec_name() + ":" + c.sub_graph.label();
+      records.push_back(std::move(record));
     }
-    if (!requests.empty()) {
-      LogInfo("collage: estimating " + std::to_string(requests.size()) + " distinct kernels with '" +
-              estimator_->name() + "'");
-      std::vector<EstimateResult> results = estimator_->EstimateAll(requests, progress_);
+    if (requests.empty()) {
+      // every kernel was estimated for an earlier function
+    } else if (db_) {
+      for (size_t r = 0; r < records.size(); ++r)
+        records[r].key.fingerprint = Fingerprint(requests[r].target);
+      std::vector<size_t> missing = FromDatabase(records, request_keys);
+      std::vector<EstimateRequest> to_measure;
+      for (size_t m : missing) to_measure.push_back(requests[m]);
+      std::vector<EstimateResult> results = Measure(to_measure);
+      std::vector<CostRecord> measured;
+      for (size_t j = 0; j < missing.size(); ++j) {
+        CostRecord r = records[missing[j]];
+        Fill(r, results[j]);
+        measured.push_back(std::move(r));
+        keys_[request_keys[missing[j]]] = results[j];
+      }
+      // Another process may have stored some of these first: its numbers win, so that
+      // concurrent builds choose alike.
+      WithDatabase([&] { db_->Insert(measured); });
+      std::vector<std::string> measured_keys;
+      for (size_t m : missing) measured_keys.push_back(request_keys[m]);
+      std::vector<CostRecord> again;
+      for (size_t m : missing) again.push_back(records[m]);
+      FromDatabase(again, measured_keys, /*count=*/false);
+    } else {
+      std::vector<EstimateResult> results = Measure(requests);
       for (size_t r = 0; r < results.size(); ++r) keys_[request_keys[r]] = results[r];
     }
     for (size_t i = 0; i < cands.size(); ++i) {
@@ -329,6 +377,93 @@ class Partitioner {
       cands[i].cost = r.cost;
       if (!r.error.empty()) reasons[i] = r.error;
     }
+  }
+
+  /// Runs the estimator on `requests` (none: nothing).
+  std::vector<EstimateResult> Measure(const std::vector<EstimateRequest>& requests) {
+    if (requests.empty()) return {};
+    LogInfo("collage: estimating " + std::to_string(requests.size()) + " distinct kernels with '" +
+            estimator_->name() + "'");
+    measured_ += requests.size();
+    return estimator_->EstimateAll(requests, progress_);
+  }
+
+  /// Sets keys_[keys[i]] from the database where it has records[i]'s key; returns the
+  /// indexes it has not (all of them when the database fails).
+  std::vector<size_t> FromDatabase(const std::vector<CostRecord>& records,
+                                   const std::vector<std::string>& keys, bool count = true) {
+    std::vector<size_t> missing;
+    std::vector<CostKey> lookup;
+    for (const CostRecord& r : records) lookup.push_back(r.key);
+    std::vector<std::optional<CostRecord>> found(records.size());
+    WithDatabase([&] { found = db_->Lookup(lookup); });
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!found[i]) {
+        missing.push_back(i);
+        continue;
+      }
+      EstimateResult& r = keys_[keys[i]];
+      r.cost = found[i]->cost;
+      r.error = found[i]->error;
+      r.spread = found[i]->spread;
+      r.repeats = static_cast<int>(found[i]->repeats);
+      if (count) ++from_db_;
+    }
+    if (count && records.size() > missing.size())
+      LogInfo("collage: " + std::to_string(records.size() - missing.size()) +
+              " kernel cost(s) from the cost database");
+    return missing;
+  }
+
+  /// `record` with the numbers of `result`, stamped now.
+  static void Fill(CostRecord& record, const EstimateResult& result) {
+    record.cost = result.cost;
+    record.error = result.error;
+    record.spread = result.spread;
+    record.repeats = result.repeats;
+    record.measured_at = static_cast<int64_t>(std::time(nullptr));
+  }
+
+  /// Runs `f` on the database; a failure turns the database off for the rest of the run.
+  template <typename F>
+  void WithDatabase(F f) {
+    if (!db_) return;
+    try {
+      f();
+    } catch (const Error& e) {
+      LogWarn(std::string("collage: the cost database failed; going on without it: ") + e.what());
+      db_ = nullptr;
+    }
+  }
+
+  /// The fingerprint hash of measuring for `target` (its text stored in the database).
+  std::string Fingerprint(const Target& target) {
+    std::string key = target.ToString();
+    auto it = fingerprints_.find(key);
+    if (it != fingerprints_.end()) return it->second;
+    std::string text = MachineFingerprint({target});
+    std::string hash = FingerprintHash(text);
+    WithDatabase([&] { db_->AddFingerprint(hash, text); });
+    return fingerprints_[key] = hash;
+  }
+
+  /// The estimator's launch penalty on `target`, through the cost database.
+  double LaunchPenalty(const Target& target) {
+    if (!db_) return estimator_->LaunchPenalty(target);
+    CostRecord r;
+    r.key = CostKey{"launch penalty", target.ToString(), Fingerprint(target), cost_model_, ""};
+    r.kind = "launch";
+    r.label = "launch penalty";
+    std::vector<std::optional<CostRecord>> found(1);
+    WithDatabase([&] { found = db_->Lookup({r.key}); });
+    if (found[0] && std::isfinite(found[0]->cost)) return found[0]->cost;
+    r.cost = estimator_->LaunchPenalty(target);
+    r.measured_at = static_cast<int64_t>(std::time(nullptr));
+    WithDatabase([&] {
+      db_->Insert({r});
+      found = db_->Lookup({r.key});
+    });
+    return found[0] && std::isfinite(found[0]->cost) ? found[0]->cost : r.cost;
   }
 
   json Describe(const std::string& fname, const DataflowGraph& graph,
@@ -421,6 +556,10 @@ class Partitioner {
   std::map<std::string, double> penalty_;
   std::map<std::string, double> scale_;  // by backend kind: in-program / alone (refinement)
   std::map<std::string, EstimateResult> keys_;
+  std::string cost_model_;                          // "" : the estimator's costs are not stored
+  std::shared_ptr<CostDatabase> db_;                // null: no database
+  std::map<std::string, std::string> fingerprints_;  // hash by target string
+  size_t from_db_ = 0, measured_ = 0;
   size_t num_candidates_ = 0;
   json report_;
 };

@@ -15,6 +15,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
+#include "tessera/support/version.h"
 #include "tessera/target/backend_registry.h"
 #include "tessera/ir/infer_type.h"
 
@@ -73,8 +74,21 @@ MeasuringCostEstimator::MeasuringCostEstimator(MeasureOptions options) : options
   if (options_.batch_size < 1) options_.batch_size = 1;
 }
 
+std::string MeasuringCostEstimator::cost_model() const {
+  // Bump the first number when a change to how candidates are timed changes the costs.
+  char percentile[32];
+  std::snprintf(percentile, sizeof percentile, "%g", options_.percentile);
+  return std::string("measure/1 p") + percentile + (options_.flush_cache ? " cold" : " warm") +
+         " tessera-" + Version();
+}
+
 double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& exe,
                                     int num_threads, bool cold) const {
+  return TimeSamples(exe, num_threads, cold).cost;
+}
+
+EstimateResult MeasuringCostEstimator::TimeSamples(const std::shared_ptr<runtime::Executable>& exe,
+                                                   int num_threads, bool cold) const {
   runtime::ExecutorOptions eo;
   eo.num_threads = num_threads;
   runtime::Executor executor(exe, eo);
@@ -99,12 +113,19 @@ double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& 
     };
   }
   runtime::BenchmarkResult r = executor.Benchmark(inputs, warmup, repeat, number, flush);
-  const std::vector<double>& s = r.samples_ms;
-  double pos = options_.percentile / 100.0 * static_cast<double>(s.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, s.size() - 1);
-  double ms = s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo));
-  return ms * 1e-3;
+  std::vector<double> s = r.samples_ms;
+  std::sort(s.begin(), s.end());
+  auto at = [&](double percentile) {
+    double pos = percentile / 100.0 * static_cast<double>(s.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, s.size() - 1);
+    return (s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo))) * 1e-3;
+  };
+  EstimateResult out;
+  out.cost = at(options_.percentile);
+  out.spread = at(90) - at(10);
+  out.repeats = static_cast<int>(s.size());
+  return out;
 }
 
 double MeasuringCostEstimator::Estimate(const IRModule& mod, const Target& target) {
@@ -239,7 +260,7 @@ std::vector<EstimateResult> MeasuringCostEstimator::EstimateAll(
       std::shared_ptr<runtime::Executable> exe =
           p.offloads || p.kernels.empty() ? BuildLowered(p.lowered, p.targets)
                                           : BuildLowered(p.lowered, p.targets, p.module);
-      results[i].cost = Time(exe, MeasureThreads(requests[i].target));
+      results[i] = TimeSamples(exe, MeasureThreads(requests[i].target));
     } catch (const Error& e) {
       results[i].cost = kInvalidCost;
       results[i].error = e.what();

@@ -197,8 +197,14 @@ std::string TextOf(const json& r, double measured_ms) {
     os << " " << spec << " " << Us(us);
   os << "; penalties from " << r.value("launch_penalty_source", "?") << ")\n";
   os << "candidates: " << r.value("candidates", 0) << ", distinct estimated: "
-     << r.value("estimated", 0) << ", search " << std::fixed << std::setprecision(2)
-     << r.value("search_seconds", 0.0) << " s\n";
+     << r.value("estimated", 0);
+  if (r.contains("from_cost_db"))
+    os << " (" << r.value("measured", 0) << " measured, " << r.value("from_cost_db", 0)
+       << " from the cost database)";
+  os << ", search " << std::fixed << std::setprecision(2) << r.value("search_seconds", 0.0) << " s\n";
+  if (r.contains("cost_db"))
+    os << "cost database: " << (r["cost_db"].is_string() ? r["cost_db"].get<std::string>() : "none")
+       << "\n";
   if (measured_ms >= 0 && chosen != "collage") {
     os << "measured end to end: " << std::setprecision(3) << measured_ms * 1e3 << " us (of '"
        << chosen << "', so no additive error of Collage's plan)\n";
@@ -227,13 +233,17 @@ std::string TextOf(const json& r, double measured_ms) {
     for (const auto& [name, ms] : guard["latency_ms"].items())
       os << " " << name << " " << std::setprecision(3) << ms.get<double>();
     os << "; chosen: " << guard.value("chosen", "?");
-    if (guard.contains("errors"))
-      for (const auto& [name, why] : guard["errors"].items())
-        os << "\n  " << name << " could not be built: " << why.get<std::string>();
     if (guard.contains("collage_speedup_vs_best_fixed"))
       os << " (Collage's plan is " << std::setprecision(2)
          << guard["collage_speedup_vs_best_fixed"].get<double>() << "x as fast as "
          << guard.value("best_fixed", "?") << ")";
+    if (guard.contains("from_cost_db") && !guard["from_cost_db"].empty()) {
+      os << "\n  times from the cost database:";
+      for (const json& name : guard["from_cost_db"]) os << " " << name.get<std::string>();
+    }
+    if (guard.contains("errors"))
+      for (const auto& [name, why] : guard["errors"].items())
+        os << "\n  " << name << " could not be built: " << why.get<std::string>();
     os << "\n";
   }
   return os.str();

@@ -96,13 +96,13 @@ class GraphPrinter {
   }
 
   std::string Metadata() const {
-    if (meta_.empty() || !options_.show_meta_data) return "";
+    if (meta_.empty() || !(options_.show_meta_data || options_.meta_shapes_only)) return "";
     nlohmann::ordered_json constants = nlohmann::ordered_json::array();
     for (const NDArray& a : meta_) {
       nlohmann::ordered_json c;
       c["dtype"] = DTypeName(a.dtype());
       c["shape"] = a.shape();
-      c["data"] = base64::Encode(a.data(), a.NumBytes());
+      if (options_.show_meta_data) c["data"] = base64::Encode(a.data(), a.NumBytes());
       constants.push_back(std::move(c));
     }
     nlohmann::ordered_json j;

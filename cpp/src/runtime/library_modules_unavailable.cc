@@ -7,6 +7,7 @@ namespace tessera::runtime {
 
 #ifndef TESSERA_WITH_DNNL
 bool HasDnnlModules() { return false; }
+std::string DnnlVersion() { return "none"; }
 
 Module MakeDnnlModule(LibraryGraph, std::string symbol, int) {
   TS_THROW(kUnsupported) << "dnnl kernel '" << symbol

@@ -26,6 +26,8 @@ int RunCompile(const std::vector<std::string>& args);
 int RunCollage(const std::vector<std::string>& args);
 /// `tessera collage explain`: builds with Collage and explains the choice.
 int RunCollageExplain(const std::vector<std::string>& args);
+/// `tessera collage db`: stats, list, clear, export and import of the cost database.
+int RunCollageDb(const std::vector<std::string>& args);
 /// `tessera bench`: latency (median/p90) and per-kernel profile of a model on a target.
 int RunBench(const std::vector<std::string>& args);
 

@@ -13,6 +13,7 @@ namespace tessera::cli {
 static const char* kCollageHelp =
     "usage: tessera collage candidates FILE [--target TARGET]... [options]\n"
     "       tessera collage explain FILE [--target TARGET]... [-o OUT.html]   (see --help there)\n"
+    "       tessera collage db stats|list|clear|export FILE|import FILE   (see --help there)\n"
     "\n"
     "Lists the candidate partitions (kernels) each target's partition spec finds on @main,\n"
     "by post-DFS index (params first, each callee before its args, the function last).\n"
@@ -29,6 +30,8 @@ static const char* kCollageHelp =
 int RunCollage(const std::vector<std::string>& raw_args) {
   if (!raw_args.empty() && raw_args[0] == "explain")
     return RunCollageExplain(std::vector<std::string>(raw_args.begin() + 1, raw_args.end()));
+  if (!raw_args.empty() && raw_args[0] == "db")
+    return RunCollageDb(std::vector<std::string>(raw_args.begin() + 1, raw_args.end()));
   ArgList args(raw_args, {"--help", "-h", "--host", "--rules"}, {"--target", "--max-depth"},
                "collage");
   if (args.Has("--help") || args.Has("-h")) {
@@ -37,7 +40,7 @@ int RunCollage(const std::vector<std::string>& raw_args) {
   }
   if (args.positionals().empty() || args.positionals()[0] != "candidates") {
     std::fprintf(
-        stderr, "tessera collage: expected 'candidates FILE' or 'explain FILE'%s\n\n%s",
+        stderr, "tessera collage: expected 'candidates FILE', 'explain FILE' or 'db ...'%s\n\n%s",
         args.positionals().empty() ? "" : (", got '" + args.positionals()[0] + "'").c_str(),
         kCollageHelp);
     return 2;

@@ -102,6 +102,9 @@ ConfigRegistry& Configs() {
         "Collage: time the chosen partition end to end against native-only and each "
         "library's classic partitioning, and keep the fastest (with the measuring "
         "estimator; a custom estimator's choice is kept)");
+    add("collage.cost_db", AttrValue::Kind::kString, "auto",
+        "Collage: the SQLite file measured costs are kept in and reused from (\"auto\": "
+        "collage.db in $TESSERA_CACHE_DIR, else ~/.cache/tessera; \"\": none)");
     add("testing.immutable_module", AttrValue::Kind::kBool, false,
         "fail a pass that changes its input module in place (structural hash check)");
     return r;

@@ -48,6 +48,8 @@ std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
 /// then lowering and code generation. With `collage.guard` (default on) the result is
 /// timed end to end against native-only and each library's classic partitioning, and the
 /// fastest is kept; the executable's collage report says which won and by how much.
+/// Defined by the collage layer (cpp/src/collage/build_collage.cc), which sits above this
+/// one because Collage measures candidates by building them.
 std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
                                                       const std::vector<Target>& targets);
 

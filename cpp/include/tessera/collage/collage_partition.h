@@ -29,6 +29,8 @@ struct CollageOptions {
   int refine = 0;                 ///< collage.refine: calibration rounds (measuring only)
   double launch_penalty_us = -1;  ///< collage.launch_penalty_us; < 0: measured per target
   std::string estimator = "measure";  ///< collage.estimator
+  /// collage.cost_db: the cost database ("auto": DefaultPath; "": none).
+  std::string cost_db = "auto";
   /// The options `ctx` gives (its values were validated when it was created).
   static CollageOptions FromContext(const PassContext& ctx);
 };

@@ -41,10 +41,13 @@ struct EstimateRequest {
   Target target;
 };
 
-/// What an estimate gave: seconds (+inf invalid, NaN unknown) and, when invalid, why.
+/// What an estimate gave: seconds (+inf invalid, NaN unknown) and, when invalid, why;
+/// a measuring estimator also says how much its samples spread and how many it took.
 struct EstimateResult {
   double cost = std::numeric_limits<double>::quiet_NaN();
   std::string error;
+  double spread = std::numeric_limits<double>::quiet_NaN();  ///< seconds, 10th to 90th percentile
+  int repeats = 0;                                           ///< timed samples
 };
 
 /// Estimates kernel costs. Collage asks each distinct (kernel structure, target) once per
@@ -65,6 +68,9 @@ class CostEstimator {
   virtual double LaunchPenalty(const Target& target);
   /// A short name for reports: "measure", "mock", "custom", ...
   virtual std::string name() const = 0;
+  /// The name and settings its numbers depend on, when they are worth keeping in the
+  /// cost database (collage.cost_db) across processes; "" (the default): never stored.
+  virtual std::string cost_model() const { return ""; }
 };
 
 /// Shared handle to an estimator.

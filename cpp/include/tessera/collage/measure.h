@@ -40,12 +40,18 @@ class MeasuringCostEstimator : public CostEstimator {
   /// measured once per thread count: (time of 16 tiny kernels - time of 1) / 15.
   double LaunchPenalty(const Target& target) override;
   std::string name() const override { return "measure"; }
+  /// "measure/<version> p<percentile> cold|warm tessera-<version>": stored costs stay
+  /// valid while the way of measuring and the code generators stay the same.
+  std::string cost_model() const override;
   const MeasureOptions& options() const { return options_; }
 
   /// Seconds per run of `exe`'s @main on random inputs with `num_threads` threads, timed
   /// as the options say (`cold` false: without flushing the caches even when configured).
   double Time(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
               bool cold = true) const;
+  /// Time, with the spread of the samples and their count.
+  EstimateResult TimeSamples(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
+                             bool cold = true) const;
 
  private:
   MeasureOptions options_;

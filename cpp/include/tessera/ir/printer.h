@@ -12,6 +12,9 @@ namespace tessera {
 struct PrintOptions {
   /// Write large constants' data in the #[metadata] section (needed to parse back).
   bool show_meta_data = true;
+  /// Without show_meta_data: still write the #[metadata] section with each constant's
+  /// dtype and shape but not its data (a structural key that ignores constant values).
+  bool meta_shapes_only = false;
   /// Append `/* ty=... */` comments with checked types where known.
   bool show_types = false;
 };

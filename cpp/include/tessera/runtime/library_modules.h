@@ -26,5 +26,7 @@ Module MakeBlasModule(LibraryGraph graph, std::string symbol, int num_threads);
 std::string BlasCoreName();
 /// OpenBLAS's build configuration, or "none" without OpenBLAS.
 std::string BlasConfig();
+/// oneDNN's version ("2.6.0 (commit ...)", with its CPU runtime), or "none" without oneDNN.
+std::string DnnlVersion();
 
 }  // namespace tessera::runtime

@@ -53,6 +53,9 @@ struct Backend {
   ExternalCodegen external_codegen;
   /// Reads back modules of kind `name` (may be empty when they cannot be saved).
   runtime::ModuleLoader loader;
+  /// What this backend's kernels depend on besides the IR (compiler or library version
+  /// and flags), one line; measured costs are stored under it. Empty: only the name.
+  std::function<std::string()> identity;
 };
 
 /// The options every CPU backend takes: num_threads (int, 0 = all cores), compiler

@@ -19,6 +19,7 @@ void RegisterBlasBackend(BackendRegistry& registry) {
     return runtime::MakeBlasModule(ext::FlattenPartition(fn, "blas"), symbol,
                                    static_cast<int>(target.GetInt("num_threads")));
   };
+  b.identity = [] { return runtime::BlasConfig() + " core " + runtime::BlasCoreName(); };
   registry.Register(std::move(b));
 }
 

@@ -19,6 +19,7 @@ void RegisterDnnlBackend(BackendRegistry& registry) {
     return runtime::MakeDnnlModule(ext::FlattenPartition(fn, "dnnl"), symbol,
                                    static_cast<int>(target.GetInt("num_threads")));
   };
+  b.identity = [] { return "oneDNN " + runtime::DnnlVersion(); };
   registry.Register(std::move(b));
 }
 

@@ -2,6 +2,7 @@
 #include "tessera/backend/native/native_backend.h"
 
 #include "tessera/backend/native/codegen_c.h"
+#include "tessera/backend/native/compiler.h"
 #include "tessera/backend/native/native_module.h"
 #include "tessera/target/backend_registry.h"
 
@@ -30,6 +31,12 @@ void RegisterNativeBackend(BackendRegistry& registry) {
   b.attrs = CpuTargetAttrs();
   b.codegen = [](const IRModule& lowered, const std::vector<std::string>& symbols, const Target&) {
     return native::BuildNativeModule(SelectPrimFuncs(lowered, symbols, "native"));
+  };
+  b.identity = [] {
+    std::string id = native::CompilerIdentity();
+    id = id.substr(0, id.find('\n'));  // "gcc (Debian 12.2.0-14) 12.2.0"
+    for (const std::string& f : native::NativeCompileFlags()) id += " " + f;
+    return id;
   };
   registry.Register(std::move(b));
 }

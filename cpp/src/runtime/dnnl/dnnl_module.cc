@@ -91,6 +91,12 @@ Module LoadDnnlModule(const std::string& bytes) {
 
 bool HasDnnlModules() { return true; }
 
+std::string DnnlVersion() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+         " (commit " + v->hash + ", cpu runtime " + std::to_string(v->cpu_runtime) + ")";
+}
+
 Module MakeDnnlModule(LibraryGraph graph, std::string symbol, int num_threads) {
   return std::make_shared<DnnlModule>(std::move(graph), std::move(symbol), num_threads);
 }
