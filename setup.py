@@ -45,7 +45,9 @@ class CMakeBuild(build_ext):
         subprocess.check_call(configure)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         module = ext.name.rsplit(".", 1)[-1]  # the CMake target: _runtime or _core
-        subprocess.check_call(["cmake", "--build", str(BUILD_DIR), "--target", module,
+        # _core also carries the process Collage measures candidates in.
+        targets = [module] + (["tessera_measure_worker"] if module == "_core" else [])
+        subprocess.check_call(["cmake", "--build", str(BUILD_DIR), "--target", *targets,
                                "--parallel", jobs])
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -54,7 +56,8 @@ class CMakeBuild(build_ext):
             raise RuntimeError(f"CMake did not produce tessera/{module}*.so in {BUILD_DIR}")
         shutil.copy2(built[0], target)
         # The extensions find the libraries next to themselves ($ORIGIN rpath).
-        libraries = ["libtessera_runtime.so"] + (["libtessera.so"] if module == "_core" else [])
+        libraries = ["libtessera_runtime.so"] + (["libtessera.so", "tessera-measure-worker"]
+                                                 if module == "_core" else [])
         copies = [target]
         for lib in libraries:
             shutil.copy2((BUILD_DIR / lib).resolve(), target.parent / lib)

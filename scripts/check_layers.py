@@ -12,6 +12,7 @@ ALLOWED = {
     "support": [],
     "runtime": ["support"],
     "capi_runtime": _CORE,
+    "worker": _CORE,
     "ir": _CORE,
     "op": ["ir"] + _CORE,
     "target": ["ir"] + _CORE,

@@ -9,7 +9,7 @@ shift || true  # the rest are extra CMake options (e.g. -DTESSERA_ASAN=ON)
 PACKAGES=(cmake ninja-build ccache g++ pkg-config libgtest-dev nlohmann-json3-dev libspdlog-dev
           python3 python3-dev python3-numpy python3-pytest pybind11-dev python3-setuptools python3-venv
           libdnnl-dev libopenblas-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
-          libonnx-testdata libdlpack-dev libsqlite3-dev clang libclang-rt-14-dev mypy graphviz
+          libonnx-testdata libdlpack-dev libsqlite3-dev libssl-dev clang libclang-rt-14-dev mypy graphviz
           python3-nbclient python3-nbformat python3-ipykernel)
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -31,8 +31,29 @@ void BindBuild(py::module_& m) {
       py::arg("mod"), py::arg("targets"));
   m.def(
       "register_external",
-      [](const std::string& name, py::iterable patterns, const std::string& compile_with) {
-        RegisterExternalBackend(name, PatternTableFromPy(name, patterns), compile_with);
+      [](const std::string& name, py::iterable patterns, const py::object& compile_with) {
+        if (py::isinstance<py::str>(compile_with)) {
+          RegisterExternalBackend(name, PatternTableFromPy(name, patterns),
+                                  compile_with.cast<std::string>());
+          return;
+        }
+        if (!PyCallable_Check(compile_with.ptr()))
+          TS_THROW(kType) << "register_external: compile_with is \"native\" or a function "
+                             "(partition, c_name) -> C source";
+        // Kept alive by the backend; called with the GIL (builds release it).
+        auto fn = std::make_shared<py::object>(compile_with);
+        PartitionCSource source = [fn](const Function& partition, const std::string& c_name) {
+          py::gil_scoped_acquire gil;
+          try {
+            return (*fn)(partition, c_name).cast<std::string>();
+          } catch (py::error_already_set& e) {
+            std::string what = e.what();
+            TS_THROW(kValue) << "the C source function raised: " << what;
+          } catch (const py::cast_error&) {
+            TS_THROW(kType) << "the C source function must return a str";
+          }
+        };
+        RegisterExternalBackend(name, PatternTableFromPy(name, patterns), "c", std::move(source));
       },
       py::arg("name"), py::arg("patterns"), py::arg("compile_with") = "native");
   m.def("lower_for_build", [](const IRModule& mod) { return LowerForBuild(mod); });

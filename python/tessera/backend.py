@@ -22,5 +22,9 @@ __all__ = ["register_external"]
 
 def register_external(name, patterns, compile_with="native"):
     """Registers external backend ``name`` from ``patterns``, a list of ``(label, pattern)``
-    or ``(label, pattern, predicate)``; ``compile_with`` must be ``"native"``."""
+    or ``(label, pattern, predicate)``. Its partitions are compiled by the native code
+    generator (``compile_with="native"``), or by a function ``compile_with(partition,
+    c_name) -> str`` writing each kernel in C: ``int32_t c_name(void* const* buffers, const
+    TsKernelEnv* env)``, buffers being the partition's parameters (tuples flattened) then
+    its outputs, dense row-major, returning 0 (the ABI's declarations come first)."""
     _core.register_external(name, list(patterns), compile_with)

@@ -281,11 +281,15 @@ def @main(%x: Tensor[(4, 8), float32]) {
     assert primitive_calls(out) == 1          # native_max_depth wins when both are given
     keys = {"collage.measure_repeat": 3, "collage.measure_number": 2,
             "collage.measure_percentile": 90.0, "collage.measure_flush_cache": False,
-            "collage.native_max_depth": 1}
+            "collage.measure_isolate": False, "collage.measure_timeout_s": 5.0,
+            "collage.measure_check_finite": False, "collage.native_max_depth": 1,
+            "collage.cost_db": ""}
     with ctx(**keys):
         out = collage.CollagePartition("native -num_threads=1")(tessera.parse(text))
     measure = collage.CollageReport(out.attrs["collage.report"]).data["measure"]
-    assert measure == {"repeat": 3, "number": 2, "percentile": 90.0, "flush_cache": False}
+    assert measure == {"repeat": 3, "number": 2, "percentile": 90.0, "flush_cache": False,
+                       "isolate": False, "timeout_s": 5.0, "check_finite": False,
+                       "workers_started": 0}
 
 
 def test_external_backend_executable_loads_in_another_process(tmp_path):

@@ -27,6 +27,13 @@ SCRIPT = textwrap.dedent("""
     np.testing.assert_allclose(exe(x=a), np.maximum(2 * a, 0))
     exe.save("m.tsx")
     np.testing.assert_allclose(tessera.runtime.load("m.tsx")(x=a), np.maximum(2 * a, 0))
+    # Collage times candidates in the worker process shipped in the package.
+    assert (package / "tessera-measure-worker").exists()
+    with tessera.transform.PassContext(config={"collage.enable": True, "collage.cost_db": "",
+                                               "collage.guard": False}):
+        exe = tessera.build(mod, "native -num_threads=1")
+    assert exe.collage_report().data["measure"]["workers_started"] == 1
+    np.testing.assert_allclose(exe(x=a), np.maximum(2 * a, 0))
     print("installed package OK", tessera.__version__)
 """)
 

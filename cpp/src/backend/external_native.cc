@@ -6,6 +6,9 @@
 #include <unordered_map>
 
 #include "tessera/backend/build.h"
+#include "tessera/backend/native/codegen_c.h"
+#include "tessera/backend/native/compiler.h"
+#include "tessera/runtime/native_module.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/runtime/executable_module.h"
@@ -63,16 +66,35 @@ runtime::Module CompilePartitionNatively(const Function& func, const std::string
   return std::make_shared<runtime::ExecutableModuleNode>(exe, symbol);
 }
 
+namespace {
+
+/// The kernel `c_source` writes for `func`, compiled and exported as `symbol`.
+runtime::Module CompilePartitionC(const PartitionCSource& c_source, const Function& func,
+                                  const std::string& symbol) {
+  std::string c_name = native::CSymbolNames({symbol}).front();
+  std::string source = native::KernelAbiDeclarations() + "\n" + c_source(func, c_name);
+  std::string object = native::CompileSharedObject(source);
+  return std::make_shared<runtime::NativeModuleNode>(
+      std::move(object), std::vector<std::pair<std::string, std::string>>{{symbol, c_name}},
+      std::move(source));
+}
+
+}  // namespace
+
 void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEntry> patterns,
-                             const std::string& compile_with) {
+                             const std::string& compile_with, PartitionCSource c_source) {
   if (name.empty() || name.find_first_of(" .;,=") != std::string::npos)
     TS_THROW(kValue) << "external backend name '" << name
                      << "' must be non-empty without spaces, dots, commas, ';' or '='";
   if (BackendRegistry::IsBuiltinName(name))
     TS_THROW(kValue) << "backend '" << name << "' is built in and cannot be replaced";
-  if (compile_with != "native")
-    TS_THROW(kValue) << "external backend '" << name << "': compile_with must be \"native\", got '"
-                     << compile_with << "'";
+  if (compile_with != "native" && compile_with != "c")
+    TS_THROW(kValue) << "external backend '" << name
+                     << "': compile_with must be \"native\" or \"c\", got '" << compile_with << "'";
+  if ((compile_with == "c") != static_cast<bool>(c_source))
+    TS_THROW(kValue) << "external backend '" << name << "': "
+                     << (c_source ? "a C source function needs compile_with \"c\""
+                                  : "compile_with \"c\" needs a function writing each kernel's C");
   if (patterns.empty())
     TS_THROW(kValue) << "external backend '" << name
                      << "' needs at least one (label, pattern) entry: it takes only what its "
@@ -90,9 +112,17 @@ void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEn
   PatternTableRegistry::Global().ReplacePatterns(name, patterns);
   Backend b;
   b.name = name;
-  b.description = "external backend from a pattern table, compiled by the native code generator";
   b.attrs = {CpuTargetAttrs().front()};  // num_threads
-  b.external_codegen = CompilePartitionNatively;
+  if (c_source) {
+    b.description = "external backend from a pattern table, kernels written in C by a function";
+    b.external_codegen = [c_source](const Function& fn, const std::string& symbol, const Target&) {
+      return CompilePartitionC(c_source, fn, symbol);
+    };
+  } else {
+    b.description = "external backend from a pattern table, compiled by the native code generator";
+    b.external_codegen = CompilePartitionNatively;
+  }
+  b.identity = [compile_with] { return "external " + compile_with; };
   BackendRegistry::Global().RegisterOrReplace(std::move(b));
 }
 

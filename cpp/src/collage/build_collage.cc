@@ -15,6 +15,7 @@
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/collage/cost_database.h"
 #include "tessera/collage/fingerprint.h"
+#include "tessera/collage/measure.h"
 #include "tessera/ir/printer.h"
 #include "tessera/support/version.h"
 #include "tessera/support/error.h"
@@ -166,6 +167,23 @@ std::shared_ptr<runtime::Executable> Guard(const PassContext& ctx, const IRModul
     }
   }
   if (!entries[0].stored) todo.insert(todo.begin(), 0);
+  // Each program runs once in the measurement worker first (when isolating), so one that
+  // crashes, hangs or gives NaN is ruled out instead of ending the build; the rest are
+  // timed here, interleaved.
+  {
+    collage::MeasuringCostEstimator vetting(collage::MeasureOptions::FromContext(ctx));
+    std::vector<size_t> vetted;
+    for (size_t i : todo) {
+      collage::EstimateResult r = vetting.Vet(entries[i].exe, threads);
+      if (r.error.empty()) {
+        vetted.push_back(i);
+      } else {
+        entries[i].error = r.error;
+        entries[i].ms = INFINITY;
+      }
+    }
+    todo = vetted;
+  }
   std::vector<std::vector<double>> samples(entries.size());
   for (int round = 0; round < 3 && !todo.empty(); ++round)
     for (size_t i : todo) {

@@ -129,7 +129,10 @@ class Partitioner {
       report_["measure"] = {{"repeat", m->options().repeat},
                             {"number", m->options().number},
                             {"percentile", m->options().percentile},
-                            {"flush_cache", m->options().flush_cache}};
+                            {"flush_cache", m->options().flush_cache},
+                            {"isolate", m->options().isolate},
+                            {"timeout_s", m->options().timeout_s},
+                            {"check_finite", m->options().check_finite}};
     report_["targets"] = json::array();
     for (const Target& t : targets_) report_["targets"].push_back(t.ToString());
     report_["specs"] = json::array();
@@ -189,6 +192,8 @@ class Partitioner {
     } else if (options_.refine > 0) {
       best_report["refinement"] = "skipped: collage.refine needs the measuring estimator";
     }
+    if (const auto* m = dynamic_cast<const MeasuringCostEstimator*>(estimator_.get()))
+      best_report["measure"]["workers_started"] = m->worker_starts();
     best_report["search_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return best.WithAttr("collage.report", AttrValue(best_report.dump()));

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <thread>
 
 #include "tessera/backend/build.h"
@@ -16,6 +15,7 @@
 #include "tessera/support/error.h"
 #include "tessera/support/logging.h"
 #include "tessera/support/version.h"
+#include "tessera/runtime/timing.h"
 #include "tessera/target/backend_registry.h"
 #include "tessera/ir/infer_type.h"
 
@@ -27,6 +27,9 @@ MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
   o.number = static_cast<int>(ctx.GetConfig("collage.measure_number").AsInt());
   o.percentile = ctx.GetConfig("collage.measure_percentile").AsFloat();
   o.flush_cache = ctx.GetConfigBool("collage.measure_flush_cache");
+  o.isolate = ctx.GetConfigBool("collage.measure_isolate");
+  o.timeout_s = ctx.GetConfig("collage.measure_timeout_s").AsFloat();
+  o.check_finite = ctx.GetConfigBool("collage.measure_check_finite");
   return o;
 }
 
@@ -39,34 +42,9 @@ int MeasureThreads(const Target& target) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-namespace {
-
-/// Bytes that evict a core's private caches: twice its level-2 cache (from sysfs; 1 MiB
-/// when unknown), at least 4 MiB. In a model a kernel's inputs and weights were last
-/// touched by other kernels, so they come from the shared cache or memory, not from the
-/// core's own caches as when one kernel runs again and again; evicting the whole shared
-/// cache (hundreds of MiB on some servers) would cost more than the kernels.
-size_t FlushBytes() {
-  size_t l2 = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
-    int level = 0;
-    std::string text;
-    if (!(level_file >> level) || level != 2 || !(size_file >> text) || text.empty()) continue;
-    size_t value = std::strtoull(text.c_str(), nullptr, 10);
-    if (text.back() == 'K') value <<= 10;
-    if (text.back() == 'M') value <<= 20;
-    l2 = std::max(l2, value);
-  }
-  if (l2 == 0) l2 = size_t{1} << 20;
-  return std::max<size_t>(2 * l2, size_t{4} << 20);
-}
-
-}  // namespace
 
 MeasuringCostEstimator::MeasuringCostEstimator(MeasureOptions options) : options_(options) {
-  if (options_.flush_cache) flush_buffer_.assign(FlushBytes(), 1);
+  if (!(options_.timeout_s > 0)) TS_THROW(kValue) << "collage.measure_timeout_s must be > 0";
   if (options_.repeat < 1) TS_THROW(kValue) << "collage.measure_repeat must be >= 1";
   if (options_.number < 0) TS_THROW(kValue) << "collage.measure_number must be >= 0";
   if (!(options_.percentile >= 0 && options_.percentile <= 100))
@@ -87,44 +65,67 @@ double MeasuringCostEstimator::Time(const std::shared_ptr<runtime::Executable>& 
   return TimeSamples(exe, num_threads, cold).cost;
 }
 
+runtime::TimingOptions MeasuringCostEstimator::Timing(bool cold) const {
+  runtime::TimingOptions t;
+  t.repeat = options_.repeat;
+  t.number = options_.number;
+  t.percentile = options_.percentile;
+  t.flush_cache = cold && options_.flush_cache;
+  t.check_finite = options_.check_finite;
+  return t;
+}
+
 EstimateResult MeasuringCostEstimator::TimeSamples(const std::shared_ptr<runtime::Executable>& exe,
                                                    int num_threads, bool cold) const {
-  runtime::ExecutorOptions eo;
-  eo.num_threads = num_threads;
-  runtime::Executor executor(exe, eo);
-  std::map<std::string, NDArray> inputs = runtime::RandomInputs(*exe);
-  // One run tells roughly how long a run takes; warm up for ~5 ms, and put enough runs
-  // in each sample that it lasts ~1 ms (the clock's and the loop's cost vanish).
-  double first_ms = std::max(executor.Benchmark(inputs, 1, 1, 1).median_ms, 1e-4);
-  int number = options_.number > 0
-                   ? options_.number
-                   : static_cast<int>(std::clamp(std::ceil(1.0 / first_ms), 1.0, 1000.0));
-  int warmup = static_cast<int>(std::clamp(std::ceil(5.0 / first_ms), 1.0, 200.0));
-  std::function<void()> flush;
-  int repeat = options_.repeat;
-  if (cold && !flush_buffer_.empty()) {
-    // Every timed run starts with cold caches; single runs are noisier, so take more.
-    number = 1;
-    warmup = std::min(warmup, 3);
-    repeat = std::max(repeat, 9);
-    flush = [this] {
-      volatile char* p = const_cast<volatile char*>(flush_buffer_.data());
-      for (size_t i = 0; i < flush_buffer_.size(); i += 64) p[i] = static_cast<char>(p[i] + 1);
-    };
-  }
-  runtime::BenchmarkResult r = executor.Benchmark(inputs, warmup, repeat, number, flush);
-  std::vector<double> s = r.samples_ms;
-  std::sort(s.begin(), s.end());
-  auto at = [&](double percentile) {
-    double pos = percentile / 100.0 * static_cast<double>(s.size() - 1);
-    size_t lo = static_cast<size_t>(std::floor(pos));
-    size_t hi = std::min(lo + 1, s.size() - 1);
-    return (s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo))) * 1e-3;
-  };
+  runtime::Timing t = runtime::TimeExecutable(exe, num_threads, Timing(cold));
   EstimateResult out;
-  out.cost = at(options_.percentile);
-  out.spread = at(90) - at(10);
-  out.repeats = static_cast<int>(s.size());
+  out.cost = t.error.empty() ? t.seconds : kInvalidCost;
+  out.error = t.error;
+  out.spread = t.spread;
+  out.repeats = t.repeats;
+  return out;
+}
+
+MeasureWorker* MeasuringCostEstimator::Worker() {
+  if (options_.isolate && !worker_) {
+    std::string path = MeasureWorkerPath();
+    if (path.empty()) {
+      static std::once_flag warned;
+      std::call_once(warned, [] {
+        LogWarn("collage: tessera-measure-worker was not found next to libtessera.so (set "
+                "TESSERA_MEASURE_WORKER); candidates are timed in this process, so one that "
+                "crashes ends the build");
+      });
+      options_.isolate = false;
+    } else {
+      worker_ = std::make_unique<MeasureWorker>(path, options_.timeout_s);
+    }
+  }
+  return worker_.get();
+}
+
+EstimateResult MeasuringCostEstimator::TimeCandidate(const std::shared_ptr<runtime::Executable>& exe,
+                                                     int num_threads) {
+  MeasureWorker* worker = Worker();
+  if (!worker) return TimeSamples(exe, num_threads);
+  std::string bytes = exe->SaveToBytes();
+  if (LogDebugEnabled())
+    LogDebug("collage: candidate program of " + std::to_string(bytes.size()) + " bytes to the worker");
+  return worker->Measure(bytes, num_threads, Timing(true));
+}
+
+EstimateResult MeasuringCostEstimator::Vet(const std::shared_ptr<runtime::Executable>& exe,
+                                           int num_threads) {
+  runtime::TimingOptions once;
+  once.repeat = 1;
+  once.number = 1;
+  once.flush_cache = false;
+  once.check_finite = true;
+  if (MeasureWorker* worker = Worker()) return worker->Measure(exe->SaveToBytes(), num_threads, once);
+  runtime::Timing t = runtime::TimeExecutable(exe, num_threads, once);
+  EstimateResult out;
+  out.cost = t.error.empty() ? t.seconds : kInvalidCost;
+  out.error = t.error;
   return out;
 }
 
@@ -260,7 +261,7 @@ std::vector<EstimateResult> MeasuringCostEstimator::EstimateAll(
       std::shared_ptr<runtime::Executable> exe =
           p.offloads || p.kernels.empty() ? BuildLowered(p.lowered, p.targets)
                                           : BuildLowered(p.lowered, p.targets, p.module);
-      results[i] = TimeSamples(exe, MeasureThreads(requests[i].target));
+      results[i] = TimeCandidate(exe, MeasureThreads(requests[i].target));
     } catch (const Error& e) {
       results[i].cost = kInvalidCost;
       results[i].error = e.what();

@@ -98,6 +98,18 @@ ConfigRegistry& Configs() {
     add("collage.measure_flush_cache", AttrValue::Kind::kBool, true,
         "Collage: evict the caches before every timed run of a candidate (as in a model, "
         "where weights and inputs come from memory)");
+    add("collage.measure_isolate", AttrValue::Kind::kBool, true,
+        "Collage: time candidates in a worker process (tessera-measure-worker), so one that "
+        "crashes or hangs is marked invalid and the search goes on");
+    add("collage.measure_timeout_s", AttrValue::Kind::kFloat, 60.0,
+        "Collage: seconds a candidate may take in the worker before it is killed and marked "
+        "invalid",
+        [](const AttrValue& v) {
+          if (!(v.AsFloat() > 0)) TS_THROW(kValue) << "must be > 0, got " << v.AsFloat();
+        });
+    add("collage.measure_check_finite", AttrValue::Kind::kBool, true,
+        "Collage: a candidate whose outputs hold NaN or infinity on random inputs in [-1, 1] "
+        "is invalid");
     add("collage.guard", AttrValue::Kind::kBool, true,
         "Collage: time the chosen partition end to end against native-only and each "
         "library's classic partitioning, and keep the fastest (with the measuring "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/collage/cost_estimator.h"
+#include "tessera/collage/measure_worker.h"
 #include "tessera/runtime/executable.h"
 #include "tessera/transform/pass_context.h"
 
@@ -24,7 +25,12 @@ struct MeasureOptions {
   /// Evict the caches before every timed run (number becomes 1): in a model a kernel's
   /// weights and often its inputs come from memory, not from the previous run's cache.
   bool flush_cache = true;
-  /// The options the config keys collage.measure_repeat / _number / _percentile give.
+  /// Time candidates in a worker process (tessera-measure-worker): a candidate that
+  /// crashes, hangs or gives non-finite output is invalid and the search goes on.
+  bool isolate = true;
+  double timeout_s = 60;     ///< longest a candidate may take in the worker
+  bool check_finite = true;  ///< a candidate with NaN or infinite outputs is invalid
+  /// The options the config keys collage.measure_* give.
   static MeasureOptions FromContext(const PassContext& ctx);
 };
 
@@ -49,15 +55,26 @@ class MeasuringCostEstimator : public CostEstimator {
   /// as the options say (`cold` false: without flushing the caches even when configured).
   double Time(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
               bool cold = true) const;
-  /// Time, with the spread of the samples and their count.
+  /// Time, with the spread of the samples and their count (in this process).
   EstimateResult TimeSamples(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
                              bool cold = true) const;
+  /// Times `exe` as a candidate: in the worker process when isolating, else TimeSamples.
+  EstimateResult TimeCandidate(const std::shared_ptr<runtime::Executable>& exe, int num_threads);
+  /// Runs `exe` once as a check before it is timed in this process: in the worker when
+  /// isolating (a crash, hang, error or non-finite output gives an invalid result), else
+  /// here (non-finite output only). A valid result's cost is that run's time.
+  EstimateResult Vet(const std::shared_ptr<runtime::Executable>& exe, int num_threads);
+  /// Worker processes started so far (0 when not isolating).
+  int worker_starts() const { return worker_ ? worker_->starts() : 0; }
 
  private:
   MeasureOptions options_;
   std::mutex mutex_;
   std::map<int, double> launch_penalty_;  // by thread count
-  std::vector<char> flush_buffer_;         // written through to evict the caches
+  std::unique_ptr<MeasureWorker> worker_;  // started on the first isolated measurement
+  runtime::TimingOptions Timing(bool cold) const;
+  /// The worker, started when isolating and the executable is found (else null).
+  MeasureWorker* Worker();
 };
 
 /// The thread count candidates for `target` are measured with: the one the program will

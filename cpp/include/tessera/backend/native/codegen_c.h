@@ -25,6 +25,10 @@ int HostVectorBytes();
 /// as is; others are sanitised ("tsk_" prefix, "_N" suffix for uniqueness).
 std::vector<std::string> CSymbolNames(const std::vector<std::string>& symbols);
 
+/// The C declarations of the kernel ABI (tessera/runtime/kernel_abi.h), after <stddef.h>
+/// and <stdint.h>: what the generated code and hand-written kernels start with.
+std::string KernelAbiDeclarations();
+
 /// One C translation unit defining every kernel as
 /// `int32_t NAME(void* const* buffers, const TsKernelEnv* env)` (NAME from CSymbolNames).
 /// A kernel returns 0, 1 when a scratch allocation failed, 2 on integer division by

@@ -1,0 +1,106 @@
+// tessera-measure-worker: times saved candidate programs for Collage in a process of its
+// own, so a candidate that crashes or hangs takes only this process down. Needs only the
+// runtime library. One job at a time on standard input, one answer line each on
+// standard output:
+//   job:    "measure <bytes> <threads> <repeat> <number> <percentile> <flush> <check>\n"
+//           followed by <bytes> bytes of a saved executable (Executable::SaveToBytes)
+//   answer: "ok <seconds> <spread> <samples>\n", or "invalid <reason>\n" (the candidate
+//           ran but cannot be used), or "error <reason>\n" (it could not be loaded or run)
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include "tessera/runtime/executable.h"
+#include "tessera/runtime/timing.h"
+#include "tessera/support/error.h"
+#include "tessera/support/logging.h"
+
+namespace {
+
+/// Reads exactly `n` bytes from standard input; false at end of input.
+bool ReadExactly(char* data, size_t n) {
+  while (n > 0) {
+    ssize_t got = ::read(0, data, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    data += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+/// Reads one line (without '\n') from standard input; false at end of input.
+bool ReadLine(std::string& line) {
+  line.clear();
+  char c;
+  while (ReadExactly(&c, 1)) {
+    if (c == '\n') return true;
+    line.push_back(c);
+    if (line.size() > 4096) return false;  // not a job line
+  }
+  return false;
+}
+
+void Answer(const std::string& text) {
+  std::string line = text;
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  line.push_back('\n');
+  const char* p = line.data();
+  size_t n = line.size();
+  while (n > 0) {
+    ssize_t put = ::write(1, p, n);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) std::_Exit(1);  // the compiler is gone
+    p += put;
+    n -= static_cast<size_t>(put);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    std::fprintf(stderr,
+                 "usage: %s   (started by Collage: reads measurement jobs on standard input)\n",
+                 argv[0]);
+    return 2;
+  }
+  tessera::InitLoggingFromEnv();
+  std::string line;
+  while (ReadLine(line)) {
+    std::istringstream in(line);
+    std::string word;
+    size_t bytes = 0;
+    int threads = 0, flush = 1, check = 0;
+    tessera::runtime::TimingOptions options;
+    if (!(in >> word >> bytes >> threads >> options.repeat >> options.number >> options.percentile >>
+          flush >> check) ||
+        word != "measure" || bytes > (size_t{1} << 34)) {
+      Answer("error malformed job line: " + line.substr(0, 200));
+      return 1;  // the stream is out of step: start over with a new worker
+    }
+    options.flush_cache = flush != 0;
+    options.check_finite = check != 0;
+    std::string data(bytes, '\0');
+    if (!ReadExactly(data.data(), bytes)) return 1;
+    try {
+      auto exe = tessera::runtime::Executable::LoadFromBytes(data);
+      tessera::runtime::Timing t = tessera::runtime::TimeExecutable(exe, threads, options);
+      if (!t.error.empty()) {
+        Answer("invalid " + t.error);
+        continue;
+      }
+      char text[128];
+      std::snprintf(text, sizeof text, "ok %.17g %.17g %d", t.seconds, t.spread, t.repeats);
+      Answer(text);
+    } catch (const std::exception& e) {
+      Answer(std::string("error ") + e.what());
+    }
+  }
+  return 0;
+}
