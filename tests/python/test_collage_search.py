@@ -132,7 +132,7 @@ def test_collage_measures_by_default(tessera_cli, tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "estimator: measure" in r.stdout and "guard" in r.stdout
-    assert "refinement: round 0" in r.stdout
+    assert "calibration: round 0" in r.stdout
     import re
     assert re.search(r"guard .*collage [0-9.]+ native [0-9.]+", r.stdout), r.stdout  # timed both
     assert html.read_text().startswith("<!DOCTYPE html>")

@@ -88,7 +88,7 @@ std::shared_ptr<runtime::Executable> Guard(const PassContext& ctx, const IRModul
     e.name = std::move(name);
     e.targets = std::move(targets);
     e.record.key = collage::CostKey{e.name + "\n" + text, joined, fingerprint,
-                                    "guard/1 threads=" + std::to_string(threads) + " tessera-" + Version(), ""};
+                                    "guard/2 threads=" + std::to_string(threads) + " tessera-" + Version(), ""};
     e.record.kind = "program";
     e.record.label = e.name;
     return e;
@@ -167,41 +167,35 @@ std::shared_ptr<runtime::Executable> Guard(const PassContext& ctx, const IRModul
     }
   }
   if (!entries[0].stored) todo.insert(todo.begin(), 0);
-  // Each program runs once in the measurement worker first (when isolating), so one that
-  // crashes, hangs or gives NaN is ruled out instead of ending the build; the rest are
-  // timed here, interleaved.
-  {
-    collage::MeasuringCostEstimator vetting(collage::MeasureOptions::FromContext(ctx));
-    std::vector<size_t> vetted;
+  // Timed in the measurement worker (when isolating), as Collage times its candidates and
+  // covers: a program that crashes, hangs or gives NaN is ruled out instead of ending the
+  // build. Two rounds, interleaved, so every configuration sees the same machine; the
+  // better of a program's two medians counts.
+  collage::MeasureOptions timing = collage::MeasureOptions::FromContext(ctx);
+  timing.flush_cache = false;  // a model runs after itself
+  timing.repeat = std::max(timing.repeat, 10);
+  collage::MeasuringCostEstimator timer(timing);
+  std::vector<std::vector<double>> samples(entries.size());
+  for (int round = 0; round < 2; ++round)
     for (size_t i : todo) {
-      collage::EstimateResult r = vetting.Vet(entries[i].exe, threads);
-      if (r.error.empty()) {
-        vetted.push_back(i);
-      } else {
+      if (!entries[i].error.empty()) continue;
+      collage::EstimateResult r = timer.TimeCandidate(entries[i].exe, threads);
+      if (!r.error.empty()) {
         entries[i].error = r.error;
         entries[i].ms = INFINITY;
+        continue;
       }
-    }
-    todo = vetted;
-  }
-  std::vector<std::vector<double>> samples(entries.size());
-  for (int round = 0; round < 3 && !todo.empty(); ++round)
-    for (size_t i : todo) {
-      runtime::ExecutorOptions eo;
-      eo.num_threads = threads;
-      runtime::Executor ex(entries[i].exe, eo);
-      samples[i].push_back(ex.Benchmark(runtime::RandomInputs(*entries[i].exe), 3, 5).median_ms);
+      samples[i].push_back(r.cost * 1e3);
+      entries[i].record.spread = std::isnan(entries[i].record.spread)
+                                     ? r.spread
+                                     : std::max(entries[i].record.spread, r.spread);
+      entries[i].record.repeats += r.repeats;
     }
   std::vector<collage::CostRecord> records;
   for (size_t i = 0; i < entries.size(); ++i) {
     GuardEntry& e = entries[i];
     if (e.stored) continue;
-    if (!samples[i].empty()) {
-      std::sort(samples[i].begin(), samples[i].end());
-      e.ms = samples[i][samples[i].size() / 2];
-      e.record.spread = (samples[i].back() - samples[i].front()) * 1e-3;
-      e.record.repeats = static_cast<int64_t>(samples[i].size());
-    }
+    if (!samples[i].empty()) e.ms = *std::min_element(samples[i].begin(), samples[i].end());
     e.record.cost = std::isinf(e.ms) ? INFINITY : e.ms * 1e-3;
     e.record.error = e.error;
     e.record.measured_at = static_cast<int64_t>(std::time(nullptr));

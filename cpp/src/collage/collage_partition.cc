@@ -19,6 +19,8 @@
 #include "tessera/collage/measure.h"
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/search.h"
+#include "choice_report.h"
+#include "refine.h"
 #include "candidate_shaping.h"
 #include "tessera/ir/printer.h"
 #include "tessera/pattern/pattern_table.h"
@@ -68,9 +70,10 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
   o.regions = ctx.GetConfigBool("collage.library_regions");
   o.refine = static_cast<int>(ctx.GetConfig("collage.refine").AsInt());
   o.launch_penalty_us = ctx.GetConfig("collage.launch_penalty_us").AsFloat();
-  const std::string search = ctx.GetConfig("collage.search").AsString();
-  if (search != "dp")
-    TS_THROW(kValue) << "collage.search: unknown search '" << search << "' (known: dp)";
+  o.search = ctx.GetConfig("collage.search").AsString();
+  if (o.search != "dp" && o.search != "dp+refine")
+    TS_THROW(kValue) << "collage.search: unknown search '" << o.search << "' (known: dp, dp+refine)";
+  o.refine_budget_s = ctx.GetConfig("collage.refine_budget_s").AsFloat();
   o.estimator = ctx.GetConfig("collage.estimator").AsString();
   o.cost_db = ctx.GetConfig("collage.cost_db").AsString();
   return o;
@@ -79,23 +82,16 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
 namespace {
 
 
-json Indexes(const IndexSet& set) {
-  json out = json::array();
-  for (size_t i : set) out.push_back(i);
-  return out;
-}
-
-double Micros(double seconds) { return IsUnknownCost(seconds) || IsInvalidCost(seconds) ? -1 : seconds * 1e6; }
-
 /// One run of the pass: the estimates made so far (by kernel key) and the report.
 class Partitioner {
  public:
   Partitioner(std::vector<Target> targets, CostEstimatorPtr estimator, ProgressFn progress,
-              CollageOptions options)
+              CollageOptions options, MeasureOptions program_timing)
       : targets_(std::move(targets)),
         estimator_(std::move(estimator)),
         progress_(std::move(progress)),
-        options_(std::move(options)) {
+        options_(std::move(options)),
+        program_timer_(program_timing) {
     // Native winners are compiled by the first target's code generator, so every target
     // that compiles whole models must be of its kind (options may differ).
     std::string kind;
@@ -113,7 +109,9 @@ class Partitioner {
     so.fusion_styles = options_.fusion_styles;
     specs_ = WithOpaqueSingles(GatherPartitionSpecs(targets_, so));
     cost_model_ = estimator_->cost_model();
-    if (!cost_model_.empty() && !options_.cost_db.empty()) {
+    // Kernel costs are stored when the estimator's are worth keeping; program times
+    // (the refinement's) always are.
+    if (!options_.cost_db.empty() && (!cost_model_.empty() || options_.search == "dp+refine")) {
       try {
         db_ = OpenCostDatabase(options_.cost_db);
       } catch (const Error& e) {
@@ -188,9 +186,14 @@ class Partitioner {
         best_report = report_;
         in_model = std::move(next_in_model);
       }
-      best_report["refinement"] = log;
+      best_report["calibration"] = log;
     } else if (options_.refine > 0) {
-      best_report["refinement"] = "skipped: collage.refine needs the measuring estimator";
+      best_report["calibration"] = "skipped: collage.refine needs the measuring estimator";
+    }
+    if (options_.search == "dp+refine") {
+      report_ = best_report;
+      best = Refine(best);
+      best_report = report_;
     }
     if (const auto* m = dynamic_cast<const MeasuringCostEstimator*>(estimator_.get()))
       best_report["measure"]["workers_started"] = m->worker_starts();
@@ -202,18 +205,28 @@ class Partitioner {
  private:
   /// One search over every function with the current cost scales; fills report_.
   IRModule Once(const IRModule& input) {
-    IRModule mod = InferTypes(input);
-    report_["functions"] = json::array();
+    typed_ = InferTypes(input);
     num_candidates_ = 0;
     report_["scale"] = scale_;
-    NameSupply names("collage");
-    for (const auto& [name, base] : mod.functions()) {
+    std::map<std::string, std::vector<size_t>> winners;
+    for (const auto& [name, base] : typed_.functions()) {
       const auto* fn = base.as<FunctionNode>();
       if (!fn || GetIntAttr(fn, attr::kPrimitive) != 0 || fn->attrs.Has(attr::kCompiler) ||
           GetIntAttr(fn, attr::kSkipOptimization) != 0)
         continue;
-      mod = mod.WithFunction(name, PartitionFunction(name, Function(fn), names));
+      winners[name] = Plan(name, Function(fn));
     }
+    winners_ = winners;
+    return Assemble(winners);
+  }
+
+  /// The module with every planned function rewritten with `winners` (candidate indexes
+  /// into its plan); fills report_'s functions and totals.
+  IRModule Assemble(const std::map<std::string, std::vector<size_t>>& winners) {
+    IRModule mod = typed_;
+    report_["functions"] = json::array();
+    NameSupply names("collage");
+    for (const auto& [name, chosen] : winners) mod = mod.WithFunction(name, Realize(name, chosen, names));
     std::map<std::string, std::string> renamed;
     mod = OutlineCompilerFunctions(mod, names, &renamed);
     double total = 0;
@@ -230,6 +243,80 @@ class Partitioner {
     report_["from_cost_db"] = from_db_;
     report_["measured"] = measured_;
     return mod;
+  }
+
+  /// The graph-level refinement of the search's cover (winners_, which gave `searched`):
+  /// RefineCover with every cover assembled and timed end to end (ProgramMs).
+  IRModule Refine(const IRModule& searched) {
+    std::map<std::string, RefineFunction> functions;
+    for (const auto& [name, plan] : plans_) functions[name] = RefineFunction{&plan.cands, &plan.edge};
+    json searched_report = report_;
+    CoverTimer time = [&](const Cover& cover, bool fresh, std::string* why) {
+      try {
+        return ProgramMs(Assemble(cover), why, /*use_db=*/!fresh);
+      } catch (const Error& e) {
+        *why = e.what();  // e.g. the two kernels of a merge would depend on each other
+        return static_cast<double>(INFINITY);
+      }
+    };
+    RefineResult r = RefineCover(functions, winners_, time, options_.refine_budget_s);
+    LogInfo("collage: refinement evaluated " + r.summary.value("evaluated", json(0)).dump() +
+            " cover(s) in " + r.summary.value("seconds", json(0)).dump() + " s, " +
+            std::to_string(r.summary.value("changes", json::array()).size()) + " change(s)");
+    IRModule best = searched;
+    if (r.summary.value("changes", json::array()).empty()) {
+      report_ = searched_report;
+    } else {
+      best = Assemble(r.cover);
+      winners_ = r.cover;
+    }
+    report_["refinement"] = r.summary;
+    return best;
+  }
+
+  /// Milliseconds per run of partitioned module `mod` built for the targets, timed in the
+  /// measurement worker (+inf with `why` when it cannot be built or run), through the
+  /// cost database unless `use_db` is false.
+  double ProgramMs(const IRModule& mod, std::string* why, bool use_db = true) {
+    std::vector<Target> targets{HostTarget(targets_)};
+    for (const PartitionSpecPtr& s : specs_)
+      if (!s->compiler.empty()) targets.push_back(s->target);
+    std::string joined;
+    for (const Target& t : targets) joined += (joined.empty() ? "" : ";") + t.ToString();
+    PrintOptions print;
+    print.show_meta_data = false;
+    print.meta_shapes_only = true;
+    std::string text = PrintModule(mod.WithAttr("collage.report", AttrValue("")), print);
+    CostRecord record;
+    std::string fingerprint_text = MachineFingerprint(targets);
+    record.key = CostKey{text, joined, FingerprintHash(fingerprint_text),
+                         "refine/1 " + program_timer_.cost_model(), ""};
+    record.kind = "program";
+    record.label = "refinement";
+    if (use_db && db_) {
+      std::vector<std::optional<CostRecord>> found(1);
+      WithDatabase([&] { found = db_->Lookup({record.key}); });
+      if (found[0]) {
+        *why = found[0]->error;
+        return std::isfinite(found[0]->cost) ? found[0]->cost * 1e3 : INFINITY;
+      }
+    }
+    EstimateResult r;
+    try {
+      auto exe = BuildLowered(LowerModuleToTIR(mod), targets);
+      r = program_timer_.TimeCandidate(exe, MeasureThreads(targets.front()));
+    } catch (const Error& e) {
+      r.cost = kInvalidCost;
+      r.error = std::string("build failed: ") + e.what();
+    }
+    Fill(record, r);
+    if (use_db && db_)
+      WithDatabase([&] {
+        db_->AddFingerprint(record.key.fingerprint, fingerprint_text);
+        db_->Insert({record});
+      });
+    *why = r.error;
+    return std::isfinite(r.cost) ? r.cost * 1e3 : INFINITY;
   }
 
   /// Median ms per run of the partitioned program, and the ms per run its kernels of each
@@ -252,9 +339,21 @@ class Partitioner {
   }
 
  private:
-  Function PartitionFunction(const std::string& fname, const Function& func, NameSupply& names) {
-    DataflowGraph graph(func);
+  /// A function's candidates, their estimates and the search's choice.
+  struct FunctionPlan {
+    std::unique_ptr<DataflowGraph> graph;  // candidates point into it: never moved
     std::vector<CandidatePartition> cands;
+    std::vector<std::string> reasons;
+    std::vector<double> edge;
+  };
+
+  /// Gathers and estimates `func`'s candidates into plans_[fname]; returns the winners.
+  std::vector<size_t> Plan(const std::string& fname, const Function& func) {
+    FunctionPlan& plan = plans_[fname];
+    plan.graph = std::make_unique<DataflowGraph>(func);
+    const DataflowGraph& graph = *plan.graph;
+    std::vector<CandidatePartition>& cands = plan.cands;
+    cands.clear();
     for (const PartitionSpecPtr& spec : specs_)
       for (CandidatePartition& c : PartitionSpec::AllCandidates(spec, graph))
         cands.push_back(std::move(c));
@@ -267,15 +366,22 @@ class Partitioner {
     num_candidates_ += cands.size();
     LogDebug("collage: @" + fname + ": " + std::to_string(cands.size()) + " candidates");
 
-    std::vector<std::string> reasons(cands.size());
-    Estimate(graph, cands, reasons);
-    std::vector<double> edge(cands.size());
+    plan.reasons.assign(cands.size(), "");
+    Estimate(graph, cands, plan.reasons);
+    plan.edge.assign(cands.size(), 0.0);
     for (size_t i = 0; i < cands.size(); ++i)
-      edge[i] = IsHost(cands[i]) ? 0.0 : cands[i].cost * Scale(cands[i]) + penalty_[cands[i].spec_name()];
+      plan.edge[i] =
+          IsHost(cands[i]) ? 0.0 : cands[i].cost * Scale(cands[i]) + penalty_[cands[i].spec_name()];
     std::vector<std::string> spec_names;
     for (const PartitionSpecPtr& s : specs_) spec_names.push_back(s->name);
-    std::vector<size_t> winners = SearchCheapestCover(graph, cands, edge, reasons, spec_names);
+    return SearchCheapestCover(graph, cands, plan.edge, plan.reasons, spec_names);
+  }
 
+  /// Function `fname` rewritten with the candidates `winners` of its plan.
+  Function Realize(const std::string& fname, const std::vector<size_t>& winners, NameSupply& names) {
+    const FunctionPlan& plan = plans_.at(fname);
+    const DataflowGraph& graph = *plan.graph;
+    const std::vector<CandidatePartition>& cands = plan.cands;
     // Library winners that touch merge into one partition (fewer transitions).
     std::vector<CandidatePartition> libs;
     std::vector<NestedSubGraph> nested;
@@ -298,7 +404,8 @@ class Partitioner {
       }
     }
     Function rewritten = ParallelRewrite(graph, nested);
-    report_["functions"].push_back(Describe(fname, graph, cands, edge, reasons, winners, lib_names));
+    report_["functions"].push_back(
+        DescribeChoice(fname, graph, cands, plan.edge, plan.reasons, winners, lib_names, penalty_));
     return rewritten;
   }
 
@@ -350,7 +457,7 @@ class Partitioner {
     }
     if (requests.empty()) {
       // every kernel was estimated for an earlier function
-    } else if (db_) {
+    } else if (db_ && !cost_model_.empty()) {
       for (size_t r = 0; r < records.size(); ++r)
         records[r].key.fingerprint = Fingerprint(requests[r].target);
       std::vector<size_t> missing = FromDatabase(records, request_keys);
@@ -454,7 +561,7 @@ class Partitioner {
 
   /// The estimator's launch penalty on `target`, through the cost database.
   double LaunchPenalty(const Target& target) {
-    if (!db_) return estimator_->LaunchPenalty(target);
+    if (!db_ || cost_model_.empty()) return estimator_->LaunchPenalty(target);
     CostRecord r;
     r.key = CostKey{"launch penalty", target.ToString(), Fingerprint(target), cost_model_, ""};
     r.kind = "launch";
@@ -471,88 +578,6 @@ class Partitioner {
     return found[0] && std::isfinite(found[0]->cost) ? found[0]->cost : r.cost;
   }
 
-  json Describe(const std::string& fname, const DataflowGraph& graph,
-                const std::vector<CandidatePartition>& cands, const std::vector<double>& edge,
-                const std::vector<std::string>& reasons, const std::vector<size_t>& winners,
-                const std::vector<std::pair<IndexSet, std::string>>& lib_names) {
-    json f;
-    f["name"] = fname;
-    std::vector<int> kernel_of(graph.size(), -1);
-    json kernels = json::array();
-    double total = 0;
-    for (size_t w : winners) {
-      const CandidatePartition& c = cands[w];
-      if (IsHost(c)) continue;
-      json k;
-      k["name"] = "";
-      for (const auto& [set, name] : lib_names)
-        if (c.sub_graph.inside().IsSubset(set)) k["name"] = name;
-      k["spec"] = c.spec_name();
-      k["backend"] = c.spec->target.kind();
-      k["label"] = c.sub_graph.label();
-      k["rule"] = c.rule_name;
-      k["indexes"] = Indexes(c.sub_graph.inside());
-      json ops = json::array();
-      for (size_t i : c.sub_graph.inside()) ops.push_back(graph.NodeLabel(i));
-      k["ops"] = ops;
-      k["cost_us"] = Micros(c.cost);
-      k["penalty_us"] = penalty_[c.spec_name()] * 1e6;
-      total += IsUnknownCost(c.cost) ? 0.0 : edge[w];
-      // The cheapest rejected alternative starting at the same node.
-      int best = -1;
-      size_t first = c.sub_graph.first_inside_index();
-      for (size_t i = 0; i < cands.size(); ++i) {
-        if (i == w || IsHost(cands[i]) || cands[i].sub_graph.first_inside_index() != first) continue;
-        // The same nodes on the same backend (another rule's twin) is no alternative.
-        if (cands[i].spec_name() == c.spec_name() &&
-            cands[i].sub_graph.inside() == c.sub_graph.inside())
-          continue;
-        if (IsInvalidCost(edge[i]) || IsUnknownCost(edge[i])) continue;
-        if (best < 0 || edge[i] < edge[best]) best = static_cast<int>(i);
-      }
-      if (best >= 0) {
-        const CandidatePartition& a = cands[best];
-        k["alternative"] = {{"spec", a.spec_name()},
-                            {"backend", a.spec->target.kind()},
-                            {"label", a.sub_graph.label()},
-                            {"indexes", Indexes(a.sub_graph.inside())},
-                            {"cost_us", Micros(a.cost)}};
-      } else {
-        k["alternative"] = nullptr;
-      }
-      for (size_t i : c.sub_graph.inside()) kernel_of[i] = static_cast<int>(kernels.size());
-      kernels.push_back(std::move(k));
-    }
-    f["kernels"] = std::move(kernels);
-    f["estimated_total_us"] = total * 1e6;
-    json rejected = json::array();
-    for (size_t i = 0; i < cands.size(); ++i) {
-      if (reasons[i].empty()) continue;
-      rejected.push_back({{"spec", cands[i].spec_name()},
-                          {"label", cands[i].sub_graph.label()},
-                          {"indexes", Indexes(cands[i].sub_graph.inside())},
-                          {"reason", reasons[i]}});
-    }
-    f["rejected"] = std::move(rejected);
-    // The graph, for pictures: every node but ops (copied into their calls) and the
-    // function itself.
-    json nodes = json::array();
-    for (size_t i = 0; i + 1 < graph.size(); ++i) {
-      std::string label = graph.NodeLabel(i);
-      if (label == "op") continue;
-      json inputs = json::array();
-      for (int in : graph.node(i).inputs)
-        if (graph.NodeLabel(static_cast<size_t>(in)) != "op") inputs.push_back(in);
-      nodes.push_back({{"index", i},
-                       {"label", label},
-                       {"type", TypeToString(graph.expr(i)->checked_type_or_null())},
-                       {"inputs", inputs},
-                       {"kernel", kernel_of[i]}});
-    }
-    f["nodes"] = std::move(nodes);
-    return f;
-  }
-
   std::vector<Target> targets_;
   CostEstimatorPtr estimator_;
   ProgressFn progress_;
@@ -561,6 +586,10 @@ class Partitioner {
   std::map<std::string, double> penalty_;
   std::map<std::string, double> scale_;  // by backend kind: in-program / alone (refinement)
   std::map<std::string, EstimateResult> keys_;
+  IRModule typed_;                              // the input, type-inferred
+  std::map<std::string, std::vector<size_t>> winners_;  // the search's cover per function
+  MeasuringCostEstimator program_timer_;        // times whole programs (refinement)
+  std::map<std::string, FunctionPlan> plans_;  // by function name
   std::string cost_model_;                          // "" : the estimator's costs are not stored
   std::shared_ptr<CostDatabase> db_;                // null: no database
   std::map<std::string, std::string> fingerprints_;  // hash by target string
@@ -577,7 +606,12 @@ Pass CollagePartition(std::vector<Target> targets, CostEstimatorPtr estimator, P
       [targets, estimator, progress](IRModule mod, const PassContext& ctx) {
         CollageOptions options = CollageOptions::FromContext(ctx);
         CostEstimatorPtr est = estimator ? estimator : GetCostEstimator(options.estimator);
-        return Partitioner(targets, est, progress ? progress : DefaultProgress(), options).Run(mod);
+        // Whole programs are timed warm (a model runs after itself) with enough samples.
+        MeasureOptions programs = MeasureOptions::FromContext(ctx);
+        programs.flush_cache = false;
+        programs.repeat = std::max(programs.repeat, 10);
+        return Partitioner(targets, est, progress ? progress : DefaultProgress(), options, programs)
+            .Run(mod);
       },
       PassInfo{"CollagePartition", 0, {}});
 }

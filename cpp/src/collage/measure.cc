@@ -114,21 +114,6 @@ EstimateResult MeasuringCostEstimator::TimeCandidate(const std::shared_ptr<runti
   return worker->Measure(bytes, num_threads, Timing(true));
 }
 
-EstimateResult MeasuringCostEstimator::Vet(const std::shared_ptr<runtime::Executable>& exe,
-                                           int num_threads) {
-  runtime::TimingOptions once;
-  once.repeat = 1;
-  once.number = 1;
-  once.flush_cache = false;
-  once.check_finite = true;
-  if (MeasureWorker* worker = Worker()) return worker->Measure(exe->SaveToBytes(), num_threads, once);
-  runtime::Timing t = runtime::TimeExecutable(exe, num_threads, once);
-  EstimateResult out;
-  out.cost = t.error.empty() ? t.seconds : kInvalidCost;
-  out.error = t.error;
-  return out;
-}
-
 double MeasuringCostEstimator::Estimate(const IRModule& mod, const Target& target) {
   std::vector<EstimateResult> r = EstimateAll({EstimateRequest{mod, target}}, nullptr);
   if (!r[0].error.empty()) TS_THROW(kValue) << r[0].error;

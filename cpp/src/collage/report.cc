@@ -213,18 +213,34 @@ std::string TextOf(const json& r, double measured_ms) {
        << " us; additive error (measured - estimated): " << measured_ms * 1e3 - estimated
        << " us\n";
   }
-  if (r.contains("refinement")) {
-    const json& refinement = r["refinement"];
-    os << "refinement:";
-    if (refinement.is_string()) os << " " << refinement.get<std::string>();
-    if (refinement.is_array())
-      for (const json& round : refinement) {
+  if (r.contains("calibration")) {
+    const json& calibration = r["calibration"];
+    os << "calibration:";
+    if (calibration.is_string()) os << " " << calibration.get<std::string>();
+    if (calibration.is_array())
+      for (const json& round : calibration) {
         os << " round " << round.value("round", 0);
         for (const auto& [backend, factor] : round["scale"].items())
           os << " " << backend << "x" << std::setprecision(2) << factor.get<double>();
         os << " " << std::setprecision(3) << round.value("measured_ms", 0.0) << " ms;";
       }
     os << "\n";
+  }
+  if (r.contains("refinement") && r["refinement"].is_object()) {
+    const json& refinement = r["refinement"];
+    os << "refinement (dp+refine, budget " << std::setprecision(0)
+       << refinement.value("budget_s", 0.0) << " s): ";
+    if (refinement.contains("skipped")) {
+      os << refinement["skipped"].get<std::string>() << "\n";
+    } else {
+      os << refinement.value("evaluated", 0) << " cover(s) timed in " << std::setprecision(1)
+         << refinement.value("seconds", 0.0) << " s; " << std::setprecision(3)
+         << refinement.value("search_ms", 0.0) << " ms -> " << refinement.value("refined_ms", 0.0)
+         << " ms (" << std::setprecision(2) << refinement.value("speedup", 1.0) << "x)\n";
+      for (const json& change : refinement.value("changes", json::array()))
+        os << "  kept: " << change.value("move", "?") << " (" << std::setprecision(3)
+           << change.value("measured_ms", 0.0) << " ms)\n";
+    }
   }
   const json& guard = r.contains("guard") ? r["guard"] : json();
   if (guard.is_string()) os << "guard: " << guard.get<std::string>() << "\n";

@@ -68,11 +68,29 @@ PassContext ContextFromArgs(const ArgList& args,
   Attrs config;
   if (collage) {
     config.Set("collage.enable", AttrValue(true));
-    auto start = std::chrono::steady_clock::now();
-    collage::SetDefaultProgress([start](size_t done, size_t total) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      Progress("collage: estimated " + std::to_string(done) + "/" + std::to_string(total) +
-               " candidate kernels, " + std::to_string(static_cast<int>(s)) + " s");
+    // The rate since the first timed candidate of a batch gives the time left (building
+    // the batch's kernels comes before it).
+    struct Clock {
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), first;
+      size_t total = 0;
+    };
+    auto clock = std::make_shared<Clock>();
+    collage::SetDefaultProgress([clock](size_t done, size_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (done <= 1 || total != clock->total) {
+        clock->first = now;
+        clock->total = total;
+      }
+      double s = std::chrono::duration<double>(now - clock->start).count();
+      std::string text = "collage: measured " + std::to_string(done) + "/" + std::to_string(total) +
+                         " candidate kernels, " + std::to_string(static_cast<int>(s)) + " s";
+      if (done > 1 && done < total) {
+        double per = std::chrono::duration<double>(now - clock->first).count() /
+                     static_cast<double>(done - 1);
+        text += ", about " + std::to_string(static_cast<int>(per * static_cast<double>(total - done) + 0.5)) +
+                " s left";
+      }
+      Progress(text);
     });
   }
   for (const std::string& spec : args.GetAll("--config")) {

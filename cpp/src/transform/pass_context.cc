@@ -77,10 +77,16 @@ ConfigRegistry& Configs() {
             TS_THROW(kValue) << "must be a finite number of microseconds, got " << v.AsFloat();
         });
     add("collage.search", AttrValue::Kind::kString, "dp",
-        "Collage: the search (\"dp\": Dijkstra over covered node sets)",
+        "Collage: the search (\"dp\": Dijkstra over covered node sets; \"dp+refine\": then "
+        "covers near it built and timed end to end within collage.refine_budget_s)",
         [](const AttrValue& v) {
-          if (v.AsString() != "dp")
-            TS_THROW(kValue) << "unknown search '" << v.AsString() << "' (known: dp)";
+          if (v.AsString() != "dp" && v.AsString() != "dp+refine")
+            TS_THROW(kValue) << "unknown search '" << v.AsString() << "' (known: dp, dp+refine)";
+        });
+    add("collage.refine_budget_s", AttrValue::Kind::kFloat, 60.0,
+        "Collage: seconds the dp+refine search may spend building and timing covers",
+        [](const AttrValue& v) {
+          if (!(v.AsFloat() >= 0)) TS_THROW(kValue) << "must be >= 0, got " << v.AsFloat();
         });
     add("collage.estimator", AttrValue::Kind::kString, "measure",
         "Collage: the cost estimator: \"measure\" (build and time each candidate) or a "

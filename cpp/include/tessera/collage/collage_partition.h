@@ -27,6 +27,8 @@ struct CollageOptions {
   bool coalesce = true;           ///< collage.coalesce: merge touching library winners
   bool regions = true;            ///< collage.library_regions: each library's regions too
   int refine = 0;                 ///< collage.refine: calibration rounds (measuring only)
+  std::string search = "dp";      ///< collage.search: "dp" or "dp+refine"
+  double refine_budget_s = 60;    ///< collage.refine_budget_s: the refinement's time budget
   double launch_penalty_us = -1;  ///< collage.launch_penalty_us; < 0: measured per target
   std::string estimator = "measure";  ///< collage.estimator
   /// collage.cost_db: the cost database ("auto": DefaultPath; "": none).
@@ -46,6 +48,9 @@ std::pair<std::string, ByocFusionStyle> ParseFusionStyle(const std::string& text
 /// library winners global `@collage_<library>_<label>` functions (Primitive, Compiler,
 /// global_symbol; touching winners of one library merged; equal ones shared), host nodes
 /// stay. The module gets the attribute `collage.report`: the choices as JSON.
+/// With collage.search "dp+refine" the search's cover is then refined by measured
+/// end-to-end latency (collage.refine_budget_s): neighbouring covers (a kernel moved to
+/// another backend, two merged, one split) are built and timed, and a faster one kept.
 Pass CollagePartition(std::vector<Target> targets, CostEstimatorPtr estimator = nullptr,
                       ProgressFn progress = nullptr);
 

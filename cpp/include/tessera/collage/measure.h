@@ -60,10 +60,6 @@ class MeasuringCostEstimator : public CostEstimator {
                              bool cold = true) const;
   /// Times `exe` as a candidate: in the worker process when isolating, else TimeSamples.
   EstimateResult TimeCandidate(const std::shared_ptr<runtime::Executable>& exe, int num_threads);
-  /// Runs `exe` once as a check before it is timed in this process: in the worker when
-  /// isolating (a crash, hang, error or non-finite output gives an invalid result), else
-  /// here (non-finite output only). A valid result's cost is that run's time.
-  EstimateResult Vet(const std::shared_ptr<runtime::Executable>& exe, int num_threads);
   /// Worker processes started so far (0 when not isolating).
   int worker_starts() const { return worker_ ? worker_->starts() : 0; }
 
