@@ -10,7 +10,7 @@ PACKAGES=(cmake ninja-build ccache g++ pkg-config libgtest-dev nlohmann-json3-de
           python3 python3-dev python3-numpy python3-pytest pybind11-dev python3-setuptools python3-venv
           libdnnl-dev libopenblas-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
           libonnx-testdata libdlpack-dev libsqlite3-dev libssl-dev clang libclang-rt-14-dev mypy graphviz
-          python3-nbclient python3-nbformat python3-ipykernel)
+          python3-nbclient python3-nbformat python3-ipykernel python3-distributed)
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -113,14 +113,26 @@ void BindCollageSearch(py::module_& m) {
   py::class_<MeasuringCostEstimator, CostEstimator, std::shared_ptr<MeasuringCostEstimator>>(
       m, "MeasuringCostEstimator",
       "Builds and times each candidate (the default): repeat samples of number runs.")
-      .def(py::init([](int repeat, int number, double percentile) {
+      .def(py::init([](int repeat, int number, double percentile, const std::string& runner,
+                       bool isolate, double timeout_s) {
              MeasureOptions o;
              o.repeat = repeat;
              o.number = number;
              o.percentile = percentile;
+             // The config key's check: "local" or "dask://HOST:PORT" (a config error, as in
+             // PassContext(config=...)).
+             try {
+               PassContext::Create(2, {}, {}, Attrs{{"collage.runner", AttrValue(runner)}});
+             } catch (const Error& e) {
+               RaiseConfigError(e);
+             }
+             o.runner = runner;
+             o.isolate = isolate;
+             o.timeout_s = timeout_s;
              return std::make_shared<MeasuringCostEstimator>(o);
            }),
-           py::arg("repeat") = 5, py::arg("number") = 0, py::arg("percentile") = 50.0)
+           py::arg("repeat") = 5, py::arg("number") = 0, py::arg("percentile") = 50.0,
+           py::arg("runner") = "local", py::arg("isolate") = true, py::arg("timeout_s") = 60.0)
       .def("launch_penalty", [](MeasuringCostEstimator& e, const std::string& target) {
         return e.LaunchPenalty(Target::Parse(target));
       });

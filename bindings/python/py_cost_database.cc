@@ -85,6 +85,9 @@ void BindCostDatabase(py::module_& m) {
       },
       py::arg("targets"),
       "The text costs measured for `targets` here are stored under (CPU, ISA, threads, backend versions).");
+  m.def("runner_fingerprint", &RunnerFingerprint, py::arg("targets"),
+        "What measuring a saved program for `targets` (';'-separated text) depends on where it "
+        "runs (a Dask worker must match the driver's).");
   m.def("fingerprint_hash", &FingerprintHash, py::arg("text"),
         "The short hash of a fingerprint's text (what records store).");
 }

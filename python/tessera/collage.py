@@ -86,7 +86,37 @@ register_estimator = _c.register_estimator
 list_estimators = _c.list_estimators
 CostDatabase = _c.CostDatabase
 machine_fingerprint = _c.machine_fingerprint
+runner_fingerprint = _c.runner_fingerprint
 fingerprint_hash = _c.fingerprint_hash
+
+
+class DaskRunner(str):
+    """Where to measure Collage's candidates: the workers of a Dask cluster, by scheduler
+    address (``"tcp://host:8786"``) or by a ``dask.distributed.Client``. It is the string
+    ``"dask://host:8786"``, so it goes where a runner is taken::
+
+        with transform.PassContext(config={"collage.enable": True,
+                                           "collage.runner": collage.DaskRunner(client)}):
+            ex = tessera.build(mod, target=["native", "dnnl"])
+        estimator = collage.MeasuringCostEstimator(runner=collage.DaskRunner("tcp://h:8786"))
+
+    Candidates are built here and measured on workers whose machine fingerprint for the
+    target matches this machine's (``machine_fingerprint``); results go to this machine's
+    cost database. Workers need the ``tessera`` package and one thread each."""
+
+    def __new__(cls, address):
+        scheduler = getattr(address, "scheduler", None)   # a dask.distributed.Client
+        if scheduler is not None:
+            address = scheduler.address
+        if not isinstance(address, str):
+            raise TypeError("DaskRunner takes a scheduler address or a dask.distributed.Client")
+        for prefix in ("tcp://", "dask://"):
+            if address.startswith(prefix):
+                address = address[len(prefix):]
+        return super().__new__(cls, "dask://" + address)
+
+    def __repr__(self):
+        return f"DaskRunner({str(self)!r})"
 
 
 def set_progress(progress):

@@ -179,7 +179,8 @@ std::shared_ptr<runtime::Executable> Guard(const PassContext& ctx, const IRModul
   for (int round = 0; round < 2; ++round)
     for (size_t i : todo) {
       if (!entries[i].error.empty()) continue;
-      collage::EstimateResult r = timer.TimeCandidate(entries[i].exe, threads);
+      collage::EstimateResult r = timer.TimeCandidate(
+          entries[i].exe, threads, entries[i].targets.empty() ? build_targets : entries[i].targets);
       if (!r.error.empty()) {
         entries[i].error = r.error;
         entries[i].ms = INFINITY;

@@ -304,7 +304,7 @@ class Partitioner {
     EstimateResult r;
     try {
       auto exe = BuildLowered(LowerModuleToTIR(mod), targets);
-      r = program_timer_.TimeCandidate(exe, MeasureThreads(targets.front()));
+      r = program_timer_.TimeCandidate(exe, MeasureThreads(targets.front()), targets);
     } catch (const Error& e) {
       r.cost = kInvalidCost;
       r.error = std::string("build failed: ") + e.what();

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tessera/backend/build.h"
+#include "tessera/collage/fingerprint.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/tir.h"
 #include "tessera/ir/op.h"
@@ -30,6 +31,7 @@ MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
   o.isolate = ctx.GetConfigBool("collage.measure_isolate");
   o.timeout_s = ctx.GetConfig("collage.measure_timeout_s").AsFloat();
   o.check_finite = ctx.GetConfigBool("collage.measure_check_finite");
+  o.runner = ctx.GetConfig("collage.runner").AsString();
   return o;
 }
 
@@ -87,7 +89,12 @@ EstimateResult MeasuringCostEstimator::TimeSamples(const std::shared_ptr<runtime
 }
 
 MeasureWorker* MeasuringCostEstimator::Worker() {
-  if (options_.isolate && !worker_) {
+  if (worker_) return worker_.get();
+  if (options_.runner.rfind("dask://", 0) == 0) {
+    // Many candidates in flight: the bridge spreads them over the cluster's workers.
+    worker_ = std::make_unique<MeasureWorker>(DaskBridgeCommand("tcp://" + options_.runner.substr(7), options_.timeout_s),
+                                              options_.timeout_s, 256, "Dask runner");
+  } else if (options_.isolate) {
     std::string path = MeasureWorkerPath();
     if (path.empty()) {
       static std::once_flag warned;
@@ -98,20 +105,23 @@ MeasureWorker* MeasuringCostEstimator::Worker() {
       });
       options_.isolate = false;
     } else {
-      worker_ = std::make_unique<MeasureWorker>(path, options_.timeout_s);
+      worker_ = std::make_unique<MeasureWorker>(std::vector<std::string>{path}, options_.timeout_s);
     }
   }
   return worker_.get();
 }
 
 EstimateResult MeasuringCostEstimator::TimeCandidate(const std::shared_ptr<runtime::Executable>& exe,
-                                                     int num_threads) {
+                                                     int num_threads,
+                                                     const std::vector<Target>& targets) {
   MeasureWorker* worker = Worker();
   if (!worker) return TimeSamples(exe, num_threads);
-  std::string bytes = exe->SaveToBytes();
-  if (LogDebugEnabled())
-    LogDebug("collage: candidate program of " + std::to_string(bytes.size()) + " bytes to the worker");
-  return worker->Measure(bytes, num_threads, Timing(true));
+  MeasureJob job;
+  job.threads = num_threads;
+  for (const Target& t : targets) job.targets += (job.targets.empty() ? "" : ";") + t.ToString();
+  job.fingerprint = FingerprintHash(RunnerFingerprint(job.targets));
+  job.bytes = exe->SaveToBytes();
+  return worker->Measure(std::move(job), Timing(true));
 }
 
 double MeasuringCostEstimator::Estimate(const IRModule& mod, const Target& target) {
@@ -239,20 +249,45 @@ std::vector<EstimateResult> MeasuringCostEstimator::EstimateAll(
   LogDebug("collage: compiled " + std::to_string(batches.size()) + " native batch(es) for " +
            std::to_string(requests.size()) + " candidate(s)");
 
-  for (size_t i = 0; i < requests.size(); ++i) {
+  // Each candidate is built just before it is measured and released right after, so
+  // only the window in flight is held in memory.
+  auto build = [&](size_t i) {
     Prepared& p = prepared[i];
-    try {
-      if (!p.error.empty()) TS_THROW(kValue) << p.error;
-      std::shared_ptr<runtime::Executable> exe =
-          p.offloads || p.kernels.empty() ? BuildLowered(p.lowered, p.targets)
-                                          : BuildLowered(p.lowered, p.targets, p.module);
-      results[i] = TimeCandidate(exe, MeasureThreads(requests[i].target));
-    } catch (const Error& e) {
-      results[i].cost = kInvalidCost;
-      results[i].error = e.what();
-    }
+    if (!p.error.empty()) TS_THROW(kValue) << p.error;
+    auto exe = p.offloads || p.kernels.empty() ? BuildLowered(p.lowered, p.targets)
+                                               : BuildLowered(p.lowered, p.targets, p.module);
     p = Prepared();  // release the compiled module and the IR early
-    if (progress) progress(i + 1, requests.size());
+    return exe;
+  };
+  size_t finished = 0;
+  auto done = [&](size_t i, EstimateResult r) {
+    results[i] = std::move(r);
+    if (progress) progress(++finished, requests.size());
+  };
+  if (MeasureWorker* worker = Worker()) {
+    worker->MeasureAll(
+        requests.size(),
+        [&](size_t i) {
+          MeasureJob job;
+          job.threads = MeasureThreads(requests[i].target);
+          std::vector<Target> targets = BuildTargets(requests[i].target);
+          for (const Target& t : targets) job.targets += (job.targets.empty() ? "" : ";") + t.ToString();
+          job.fingerprint = FingerprintHash(RunnerFingerprint(job.targets));
+          job.bytes = build(i)->SaveToBytes();
+          return job;
+        },
+        Timing(true), done);
+    return results;
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EstimateResult r;
+    try {
+      r = TimeSamples(build(i), MeasureThreads(requests[i].target));
+    } catch (const Error& e) {
+      r.cost = kInvalidCost;
+      r.error = e.what();
+    }
+    done(i, std::move(r));
   }
   return results;
 }

@@ -93,6 +93,8 @@ PassContext ContextFromArgs(const ArgList& args,
       Progress(text);
     });
   }
+  if (collage && !args.Get("--runner").empty())
+    config.Set("collage.runner", AttrValue(args.Get("--runner")));
   for (const std::string& spec : args.GetAll("--config")) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)

@@ -100,16 +100,16 @@ int RunCollageDb(const std::vector<std::string>& raw_args) {
   const std::vector<std::string>& pos = args.positionals();
   static const std::set<std::string> kNoFile{"stats", "list", "clear"}, kFile{"export", "import"};
   if (pos.empty() || !(kNoFile.count(pos[0]) || kFile.count(pos[0])))
-    throw UsageError("tessera collage db: expected stats, list, clear, export FILE or import FILE" +
+    throw UsageError("db: expected stats, list, clear, export FILE or import FILE" +
                      (pos.empty() ? std::string() : ", got '" + pos[0] + "'") + "\n\n" + kCollageDbHelp);
   size_t wanted = kFile.count(pos[0]) ? 2 : 1;
   if (pos.size() != wanted)
-    throw UsageError("tessera collage db " + pos[0] + ": expected " +
+    throw UsageError("db " + pos[0] + ": expected " +
                      (wanted == 2 ? "one FILE" : "no further argument") + ", got " +
                      std::to_string(pos.size() - 1) + " argument(s)\n\n" + kCollageDbHelp);
-  if (args.Has("--kind") && pos[0] != "list") throw UsageError("tessera collage db: --kind is for list");
+  if (args.Has("--kind") && pos[0] != "list") throw UsageError("db: --kind is for list");
   std::string path = args.Get("--db", "");
-  if (args.Has("--db") && path.empty()) throw UsageError("tessera collage db: --db needs a path");
+  if (args.Has("--db") && path.empty()) throw UsageError("db: --db needs a path");
   collage::CostDatabase db(path.empty() ? collage::CostDatabase::DefaultPath() : path);
   if (pos[0] == "stats") return Stats(db);
   if (pos[0] == "list") return List(db, args.Get("--kind", ""));

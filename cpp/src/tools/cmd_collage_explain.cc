@@ -21,11 +21,12 @@ static const char* kExplainHelp =
     "guard's end-to-end timings. Progress goes to stderr.\n"
     "  -o OUT.html   also write an HTML page with the graph coloured by backend (Graphviz)\n"
     "  --measure     time the built program end to end (the additive error of the costs)\n"
+    "  --runner R    where candidates are timed: local (default) or dask://HOST:PORT\n"
     "%s%s";
 
 int RunCollageExplain(const std::vector<std::string>& raw_args) {
   ArgList args(raw_args, {"--help", "-h", "--measure"},
-               {"-o", "--target", "--shape", CONTEXT_OPTIONS}, "collage explain");
+               {"-o", "--target", "--shape", "--runner", CONTEXT_OPTIONS}, "collage explain");
   if (args.Has("--help") || args.Has("-h")) {
     std::printf(kExplainHelp, kShapeHelp, kContextHelp);
     return 0;

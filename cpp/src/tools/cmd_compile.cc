@@ -19,12 +19,16 @@ static const char* kCompileHelp =
     "                        to offer Collage several backends (--target native --target dnnl)\n"
     "  --collage             choose every kernel's backend by measured latency (Collage; the\n"
     "                        same as --config collage.enable=true); progress on stderr\n"
+    "  --runner RUNNER       where Collage times candidates: local (default) or\n"
+    "                        dask://HOST:PORT (a Dask cluster; collage.runner)\n"
     "%s%s%s";
 
 int RunCompile(const std::vector<std::string>& raw_args) {
   ArgList args(raw_args, {"--help", "-h", "--collage"},
-               {"-o", "--target", "--shape", "--crash-reproducer", CONTEXT_OPTIONS},
+               {"-o", "--target", "--shape", "--crash-reproducer", "--runner", CONTEXT_OPTIONS},
                "compile");
+  if (!args.Get("--runner").empty() && !args.Has("--collage"))
+    throw UsageError("--runner is for Collage's measurements: add --collage");
   if (args.Has("--help") || args.Has("-h")) {
     std::printf(kCompileHelp, kShapeHelp, kContextHelp, kReproducerHelp);
     return 0;

@@ -116,6 +116,19 @@ ConfigRegistry& Configs() {
     add("collage.measure_check_finite", AttrValue::Kind::kBool, true,
         "Collage: a candidate whose outputs hold NaN or infinity on random inputs in [-1, 1] "
         "is invalid");
+    add("collage.runner", AttrValue::Kind::kString, "local",
+        "Collage: where candidates are timed: \"local\" (a worker process here) or "
+        "\"dask://HOST:PORT\" (the workers of a Dask cluster whose machine fingerprint "
+        "matches this one's)",
+        [](const AttrValue& v) {
+          const std::string& r = v.AsString();
+          size_t colon = r.rfind(':');
+          bool dask = r.rfind("dask://", 0) == 0 && colon != std::string::npos && colon > 7 &&
+                      colon + 1 < r.size() &&
+                      r.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+          if (r != "local" && !dask)
+            TS_THROW(kValue) << "expected \"local\" or \"dask://HOST:PORT\", got '" << r << "'";
+        });
     add("collage.guard", AttrValue::Kind::kBool, true,
         "Collage: time the chosen partition end to end against native-only and each "
         "library's classic partitioning, and keep the fastest (with the measuring "

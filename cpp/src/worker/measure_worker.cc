@@ -1,11 +1,11 @@
 // tessera-measure-worker: times saved candidate programs for Collage in a process of its
 // own, so a candidate that crashes or hangs takes only this process down. Needs only the
 // runtime library. One job at a time on standard input, one answer line each on
-// standard output:
-//   job:    "measure <bytes> <threads> <repeat> <number> <percentile> <flush> <check>\n"
-//           followed by <bytes> bytes of a saved executable (Executable::SaveToBytes)
-//   answer: "ok <seconds> <spread> <samples>\n", or "invalid <reason>\n" (the candidate
-//           ran but cannot be used), or "error <reason>\n" (it could not be loaded or run)
+// standard output (the protocol of tessera/collage/measure_worker.h):
+//   job:    "measure <id> <bytes> <threads> <repeat> <number> <percentile> <flush> <check>
+//            <fingerprint> <targets...>\n" then <bytes> bytes of a saved executable
+//   answer: "<id> ok <seconds> <spread> <samples>\n", "<id> invalid <reason>\n" (it ran
+//           but cannot be used) or "<id> error <reason>\n" (it could not be loaded or run)
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,31 +75,32 @@ int main(int argc, char** argv) {
   while (ReadLine(line)) {
     std::istringstream in(line);
     std::string word;
-    size_t bytes = 0;
+    size_t id = 0, bytes = 0;
     int threads = 0, flush = 1, check = 0;
     tessera::runtime::TimingOptions options;
-    if (!(in >> word >> bytes >> threads >> options.repeat >> options.number >> options.percentile >>
-          flush >> check) ||
+    if (!(in >> word >> id >> bytes >> threads >> options.repeat >> options.number >>
+          options.percentile >> flush >> check) ||
         word != "measure" || bytes > (size_t{1} << 34)) {
-      Answer("error malformed job line: " + line.substr(0, 200));
+      Answer(std::to_string(id) + " error malformed job line: " + line.substr(0, 200));
       return 1;  // the stream is out of step: start over with a new worker
     }
     options.flush_cache = flush != 0;
     options.check_finite = check != 0;
     std::string data(bytes, '\0');
     if (!ReadExactly(data.data(), bytes)) return 1;
+    const std::string tag = std::to_string(id) + " ";
     try {
       auto exe = tessera::runtime::Executable::LoadFromBytes(data);
       tessera::runtime::Timing t = tessera::runtime::TimeExecutable(exe, threads, options);
       if (!t.error.empty()) {
-        Answer("invalid " + t.error);
+        Answer(tag + "invalid " + t.error);
         continue;
       }
       char text[128];
       std::snprintf(text, sizeof text, "ok %.17g %.17g %d", t.seconds, t.spread, t.repeats);
-      Answer(text);
+      Answer(tag + text);
     } catch (const std::exception& e) {
-      Answer(std::string("error ") + e.what());
+      Answer(tag + "error " + e.what());
     }
   }
   return 0;

@@ -10,10 +10,18 @@
 namespace tessera::collage {
 
 /// The fingerprint of measuring on `targets` on this machine, readable, one item per line:
-/// CPU model, ISA extensions, the thread count candidates are measured with (of the
-/// first target), the identity of every backend the targets build with (the host, and
-/// each library a target names or is), and Tessera's version.
+/// RunnerFingerprint's lines (where the program runs), then the identity of every
+/// backend the targets build with (the host, and each library a target names or is:
+/// compiler version and flags, library versions).
 std::string MachineFingerprint(const std::vector<Target>& targets);
+
+/// What measuring a saved program for `targets_text` (';'-separated targets) depends on
+/// where it runs: CPU model, ISA extensions, the thread count (the first target's
+/// -num_threads, else every core), the libraries its kernels call, the label in
+/// $TESSERA_MACHINE_TAG (for what the rest cannot see) and Tessera's version.
+/// Remote workers must match the driver's (the driver builds, they only run). Backends
+/// this process does not know are skipped.
+std::string RunnerFingerprint(const std::string& targets_text);
 
 /// The first 16 hex digits of the SHA-256 of a fingerprint's text.
 std::string FingerprintHash(const std::string& fingerprint_text);

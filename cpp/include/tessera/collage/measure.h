@@ -30,6 +30,9 @@ struct MeasureOptions {
   bool isolate = true;
   double timeout_s = 60;     ///< longest a candidate may take in the worker
   bool check_finite = true;  ///< a candidate with NaN or infinite outputs is invalid
+  /// Where candidates are timed: "local" (the worker process here) or
+  /// "dask://HOST:PORT" (a Dask cluster's workers, through the Dask bridge).
+  std::string runner = "local";
   /// The options the config keys collage.measure_* give.
   static MeasureOptions FromContext(const PassContext& ctx);
 };
@@ -58,8 +61,10 @@ class MeasuringCostEstimator : public CostEstimator {
   /// Time, with the spread of the samples and their count (in this process).
   EstimateResult TimeSamples(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
                              bool cold = true) const;
-  /// Times `exe` as a candidate: in the worker process when isolating, else TimeSamples.
-  EstimateResult TimeCandidate(const std::shared_ptr<runtime::Executable>& exe, int num_threads);
+  /// Times `exe` as a candidate for `targets` (their fingerprint picks remote workers): in
+  /// the worker process when isolating (or on the cluster), else TimeSamples.
+  EstimateResult TimeCandidate(const std::shared_ptr<runtime::Executable>& exe, int num_threads,
+                               const std::vector<Target>& targets = {});
   /// Worker processes started so far (0 when not isolating).
   int worker_starts() const { return worker_ ? worker_->starts() : 0; }
 

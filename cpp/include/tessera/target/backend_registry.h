@@ -56,6 +56,9 @@ struct Backend {
   /// What this backend's kernels depend on besides the IR (compiler or library version
   /// and flags), one line; measured costs are stored under it. Empty: only the name.
   std::function<std::string()> identity;
+  /// What its saved kernels depend on where they run (the library they call), one line;
+  /// empty for compiled code, which depends only on the CPU.
+  std::function<std::string()> runtime_identity;
 };
 
 /// The options every CPU backend takes: num_threads (int, 0 = all cores), compiler

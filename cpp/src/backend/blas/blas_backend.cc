@@ -20,6 +20,7 @@ void RegisterBlasBackend(BackendRegistry& registry) {
                                    static_cast<int>(target.GetInt("num_threads")));
   };
   b.identity = [] { return runtime::BlasConfig() + " core " + runtime::BlasCoreName(); };
+  b.runtime_identity = b.identity;
   registry.Register(std::move(b));
 }
 

@@ -20,6 +20,7 @@ void RegisterDnnlBackend(BackendRegistry& registry) {
                                    static_cast<int>(target.GetInt("num_threads")));
   };
   b.identity = [] { return "oneDNN " + runtime::DnnlVersion(); };
+  b.runtime_identity = b.identity;
   registry.Register(std::move(b));
 }
 
