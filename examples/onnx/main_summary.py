@@ -126,6 +126,11 @@ def main():
         report.save_html(os.path.join(out, "collage.html"))
         lines.append(f"backends   kernels by backend: {split}; the program runs {runs} "
                      f"(report: {out}/collage.txt, {out}/collage.html)")
+        data = report.data
+        if "from_cost_db" in data:
+            db = data.get("cost_db") or "none (collage.cost_db is empty)"
+            lines.append(f"costs      {data['measured']} kernel(s) measured, {data['from_cost_db']} "
+                         f"taken from the cost database {db} (a second run measures nothing)")
     print("== VERDICT: " + ("PASS" if ok else "FAIL: the compiled model's output is wrong"))
     for line in lines:
         print("   " + line)
