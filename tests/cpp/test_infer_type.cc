@@ -66,7 +66,7 @@ TEST(InferType, UnannotatedParamNamesParamAndFunction) {
   Var x = MakeVar("x");
   IRModule mod = IRModule::FromExpr(MakeFunction({x}, MakeOpCall("nn.relu", {x})));
   ExpectError([&] { InferTypes(mod); }, ErrorKind::kType,
-              "in @main: parameter %x of @main has no type annotation");
+              "in @main: parameter %x of @main has no type annotation (nor a call");
   // A nested function nothing calls gives its parameters no type to take.
   Var p = MakeVar("p0");
   Var y = MakeVar("y", T({2}));
@@ -100,6 +100,30 @@ TEST(InferType, NestedFunctionParamsTakeTheirTypesFromTheFirstCall) {
   Expr clash = MakeLet(f, bound, MakeTuple({MakeCall(f, {y}), MakeCall(f, {z})}));
   ExpectError([&] { InferTypes(IRModule::FromExpr(MakeFunction({y, z}, clash))); },
               ErrorKind::kType, "expected Tensor[(2), float32] but got Tensor[(3), float32]");
+}
+
+TEST(InferType, GlobalFunctionParamsTakeTheirTypesFromTheFirstCall) {
+  // @f (typed before @main in name order) waits for @main's calls; the second checks.
+  Var a = MakeVar("a");
+  Var x = MakeVar("x", T({2, 3}));
+  IRModule mod;
+  mod = mod.WithFunction("f", MakeFunction({a}, MakeOpCall("nn.relu", {a})));
+  GlobalVar f = MakeGlobalVar("f");
+  mod = mod.WithFunction("main", MakeFunction({x}, MakeCall(f, {MakeCall(f, {x})})));
+  IRModule typed = InferTypes(mod);
+  Function tf = typed.LookupFunction("f");
+  EXPECT_TRUE(TypeEqual(tf->params[0]->type_annotation, T({2, 3})));
+  EXPECT_TRUE(TypeEqual(tf->ret_type, T({2, 3})));
+  EXPECT_TRUE(TypeEqual(typed.LookupFunction("main")->ret_type, T({2, 3})));
+  // A call with another type is a mismatch against the first; an uncalled one is an error.
+  Var y = MakeVar("y", T({3}));
+  IRModule clash = mod.WithFunction("main", MakeFunction({x, y}, MakeTuple({MakeCall(f, {x}), MakeCall(f, {y})})));
+  ExpectError([&] { InferTypes(clash); }, ErrorKind::kType,
+              "argument 0 of call to @f (parameter %a): expected Tensor[(2, 3), float32] but got "
+              "Tensor[(3), float32]");
+  IRModule uncalled = mod.WithFunction("main", MakeFunction({x}, x));
+  ExpectError([&] { InferTypes(uncalled); }, ErrorKind::kType,
+              "parameter %a of @f has no type annotation (nor a call to infer it from)");
 }
 
 TEST(InferType, GlobalFunctionCallsAndArityErrors) {

@@ -89,6 +89,8 @@ class BodyTyper {
   const tir::PrimFuncNode* CallTirTarget(const CallNode* call);
   std::string CalleeName(const Expr& callee) const;
   const FunctionNode* CalleeFunction(const Expr& callee) const;
+  /// Whether `callee` is a global graph function that waits for a call to type it.
+  bool WaitingGlobal(const Expr& callee) const;
   /// The nested function `callee` names when it still waits for a call to type it.
   const FunctionNode* DeferredCallee(const Expr& callee) const {
     if (const auto* v = callee.as<VarNode>()) {
@@ -123,10 +125,41 @@ class ModuleTyper {
  public:
   explicit ModuleTyper(const IRModule& mod) : mod_(mod) {}
 
+  /// Whether global `name` is a graph function with an unannotated parameter not typed yet.
+  bool Waiting(const std::string& name) const {
+    if (done_.count(name) || annotated_.count(name)) return false;
+    const FunctionNode* fn = FindFunction(name);
+    if (!fn) return false;
+    for (const Var& p : fn->params)
+      if (!p->type_annotation.defined()) return true;
+    return false;
+  }
+
+  /// Gives the unannotated parameters of global `name` the types of its first call's
+  /// arguments `args`: the function is replaced by one with annotated parameters.
+  void HintGlobal(const std::string& name, std::vector<Type> args, const std::string& ctx) {
+    const FunctionNode* fn = FindFunction(name);
+    TS_ICHECK(fn) << "hint for @" << name << ", which is not a graph function";
+    if (args.size() != fn->params.size())
+      throw Error(ErrorKind::kType, ctx + ": @" + name + " takes " + std::to_string(fn->params.size()) +
+                                        " argument(s) but " + std::to_string(args.size()) +
+                                        " were given");
+    std::vector<Var> params;
+    std::unordered_map<const VarNode*, Expr> bind;
+    for (size_t i = 0; i < fn->params.size(); ++i) {
+      const Var& p = fn->params[i];
+      params.push_back(p->type_annotation.defined() ? p : MakeVar(p->name_hint, args[i]));
+      if (!params.back().same_as(p)) bind[p.get()] = params.back();
+    }
+    annotated_[name] = MakeFunction(params, Substitute(fn->body, bind), fn->ret_type, fn->attrs);
+    retype_ = true;
+  }
+
   /// The FuncType of global `name`, inferring that function first when needed.
   Type GlobalType(const std::string& name, const std::string& ctx) {
     if (auto it = done_.find(name); it != done_.end()) return it->second;
     BaseFunc base = mod_.Find(name);
+    if (auto it = annotated_.find(name); it != annotated_.end()) base = it->second;
     if (!base.defined())
       throw Error(ErrorKind::kNotFound, ctx + ": unknown global function @" + name);
     if (const auto* pf = base.as<tir::PrimFuncNode>()) {
@@ -168,6 +201,10 @@ class ModuleTyper {
 
   /// Infers every function and returns the module with rebuilt functions.
   IRModule Run() {
+    // Globals with unannotated parameters wait for their first call (from a function
+    // typed later in this loop); one no call reaches is an error.
+    for (const auto& [name, func] : mod_.functions())
+      if (!Waiting(name)) GlobalType(name, "in @" + name);
     for (const auto& [name, func] : mod_.functions()) GlobalType(name, "in @" + name);
     IRModule out = mod_;
     for (const auto& [name, func] : mod_.functions()) {
@@ -204,9 +241,15 @@ class ModuleTyper {
   const IRModule& mod_;
   std::map<std::string, Type> done_;
   std::map<std::string, BaseFunc> rebuilt_;
+  std::map<std::string, Function> annotated_;  // typed from a first call (HintGlobal)
   std::vector<std::string> stack_;  // functions being inferred, outermost first
   bool retype_ = false;              // some parameter was annotated from a call
 };
+
+bool BodyTyper::WaitingGlobal(const Expr& callee) const {
+  const auto* g = callee.as<GlobalVarNode>();
+  return g && owner_.Waiting(g->name);
+}
 
 void BodyTyper::BindParams(const FunctionNode* fn, bool is_root) {
   for (const Var& p : fn->params) {
@@ -219,8 +262,8 @@ void BodyTyper::BindParams(const FunctionNode* fn, bool is_root) {
     }
     if (!p->type_annotation.defined()) {
       if (is_root && !func_name_.empty())
-        Fail(ErrorKind::kType,
-             "parameter %" + p->name_hint + " of @" + func_name_ + " has no type annotation");
+        Fail(ErrorKind::kType, "parameter %" + p->name_hint + " of @" + func_name_ +
+                                   " has no type annotation (nor a call to infer it from)");
       Fail(ErrorKind::kType, "parameter %" + p->name_hint +
                                  " of a nested function has no type annotation (nor a call "
                                  "to infer it from)");
@@ -329,7 +372,16 @@ Type BodyTyper::Infer(const Expr& root) {
         // function there would report recursion instead of the real mistake.
         if (call->op() && call->op()->name == kCallTirOp) CallTirTarget(call);
         for (size_t i = call->args.size(); i-- > 0;) push(call->args[i]);
-        if (!call->op() && !DeferredCallee(call->callee)) push(call->callee);
+        if (!call->op() && !DeferredCallee(call->callee) && !WaitingGlobal(call->callee))
+          push(call->callee);
+      } else if (stage == 1 && WaitingGlobal(call->callee)) {
+        // A global with unannotated parameters is typed at its first call, like a nested
+        // function: the arguments give the parameters their types.
+        std::vector<Type> args;
+        for (const Expr& a : call->args) args.push_back(TypeOf(a));
+        owner_.HintGlobal(call->callee.as<GlobalVarNode>()->name, std::move(args), ctx_);
+        stack[top].stage = 2;
+        push(call->callee);
       } else if (const FunctionNode* fn = DeferredCallee(call->callee)) {
         // The arguments are typed: they give the parameters their types.
         if (fn->params.size() != call->args.size())
