@@ -39,8 +39,13 @@ void BindCostDatabase(py::module_& m) {
       m, "CostDatabase",
       "Collage's SQLite store of measured costs (collage.cost_db). CostDatabase() opens the "
       "default one ($TESSERA_CACHE_DIR/collage.db); CostDatabase(path) another.")
-      .def(py::init([](const std::optional<std::string>& path) {
-             return std::make_shared<CostDatabase>(path ? *path : CostDatabase::DefaultPath());
+      .def(py::init([](const py::object& path) {
+             if (path.is_none())
+               return std::make_shared<CostDatabase>(CostDatabase::DefaultPath(),
+                                                     CostDatabase::Open::kCreateWithDirs);
+             // str or os.PathLike
+             std::string text = py::str(py::module_::import("os").attr("fspath")(path));
+             return std::make_shared<CostDatabase>(text, CostDatabase::Open::kCreate);
            }),
            py::arg("path") = py::none())
       .def_property_readonly("path", &CostDatabase::path, "The database file.")

@@ -113,6 +113,10 @@ class DaskRunner(str):
         for prefix in ("tcp://", "dask://"):
             if address.startswith(prefix):
                 address = address[len(prefix):]
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"DaskRunner: expected a scheduler address tcp://HOST:PORT or a "
+                             f"dask.distributed.Client, got {address!r}")
         return super().__new__(cls, "dask://" + address)
 
     def __repr__(self):

@@ -48,7 +48,7 @@ CostRecord Record(const std::string& workload, double cost, const std::string& f
 }
 
 TEST_F(CostDbTest, RoundTripAndKeys) {
-  CostDatabase db(Path("a/b/costs.db"));  // directories are created
+  CostDatabase db(Path("a/b/costs.db"), CostDatabase::Open::kCreateWithDirs);
   CostRecord ok = Record("def @main() { add }", 1.5e-5);
   CostRecord bad = Record("def @main() { conv }", INFINITY);
   bad.error = "build failed: no";
@@ -137,13 +137,45 @@ TEST_F(CostDbTest, ExportImport) {
 }
 
 TEST_F(CostDbTest, DamagedFileIsMovedAsideAndRebuilt) {
+  // Not SQLite at all (a model, an export given by mistake): an error, the file untouched.
+  const std::string text = "this is not a SQLite database, but a user's file";
   {
-    std::ofstream out(Path("bad.db"), std::ios::binary);
-    out << "this is not a SQLite database, but it is long enough to look like a header....";
+    std::ofstream out(Path("notes.txt"), std::ios::binary);
+    out << text;
   }
-  CostDatabase db(Path("bad.db"));
-  EXPECT_TRUE(fs::exists(Path("bad.db.corrupt")));
-  EXPECT_EQ(db.Insert({Record("w", 1e-3)}), 1u);
+  try {
+    CostDatabase db(Path("notes.txt"));
+    FAIL() << "expected an IO error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIO);
+    EXPECT_NE(std::string(e.what()).find("is not a cost database"), std::string::npos) << e.what();
+  }
+  {
+    std::ifstream in(Path("notes.txt"), std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+  }
+  EXPECT_FALSE(fs::exists(Path("notes.txt.corrupt")));
+  // An SQLite header over garbage: moved aside (a second time to .corrupt.1), rebuilt.
+  for (const char* aside : {"bad.db.corrupt", "bad.db.corrupt.1"}) {
+    {
+      std::ofstream out(Path("bad.db"), std::ios::binary);
+      out.write("SQLite format 3", 16);
+      out << std::string(4096, 'x');
+    }
+    CostDatabase db(Path("bad.db"));
+    EXPECT_TRUE(fs::exists(Path(aside))) << aside;
+    EXPECT_EQ(db.Insert({Record("w", 1e-3)}), 1u);
+  }
+  // A missing folder is an error unless asked for; a read-only open needs the file.
+  EXPECT_THROW(CostDatabase(Path("no/such/dir/c.db")), Error);
+  CostDatabase made(Path("new/dir/c.db"), CostDatabase::Open::kCreateWithDirs);
+  try {
+    CostDatabase missing(Path("missing.db"), CostDatabase::Open::kExisting);
+    FAIL() << "expected a not-found error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
+  }
+  EXPECT_FALSE(fs::exists(Path("missing.db")));
 
   // A real database cut in half: opened afresh or a clear IO error, never a crash.
   {

@@ -77,6 +77,18 @@ def test_second_build_measures_nothing_and_other_models_reuse_kernels(tmp_path):
                for r in records if r["kind"] == "kernel" and np.isfinite(r["cost"]))
 
 
+def test_cli_quoted_empty_value_turns_the_database_off(tessera_cli, tmp_path):
+    model = tmp_path / "chain.txt"
+    model.write_text(CHAIN)
+    r = subprocess.run([tessera_cli, "compile", str(model), "-o", str(tmp_path / "m.tsx"), "--collage",
+                        "--config", 'collage.cost_db=""', "--config", "collage.guard=false",
+                        "--target", "native -num_threads=1"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert tessera.load(tmp_path / "m.tsx").collage_report().data["cost_db"] is None
+    assert not (tmp_path / '""').exists()
+
+
 def test_no_database_and_bad_paths(tmp_path):
     _, report = build(CHAIN, "", **{"collage.guard": False})
     assert report["cost_db"] is None and report["from_cost_db"] == 0
@@ -85,13 +97,19 @@ def test_no_database_and_bad_paths(tmp_path):
         build(CHAIN, tmp_path / "file.txt" / "costs.db")
 
 
-def test_damaged_database_is_rebuilt(tmp_path):
+def test_damaged_database_is_rebuilt_and_other_files_are_left_alone(tmp_path):
     db = tmp_path / "costs.db"
-    db.write_bytes(b"garbage" * 100)
+    db.write_bytes(b"SQLite format 3\0" + b"garbage" * 600)
     _, report = build(CHAIN, db, **{"collage.guard": False})
     assert report["measured"] > 0
     assert (tmp_path / "costs.db.corrupt").exists()
-    assert len(collage.CostDatabase(str(db))) > 0
+    assert len(collage.CostDatabase(db)) > 0          # os.PathLike works too
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"not": "a database"}\n')
+    with pytest.raises(tessera.TesseraIOError, match="is not a cost database"):
+        collage.CostDatabase(notes)
+    assert notes.read_text() == '{"not": "a database"}\n'
+    assert not (tmp_path / "notes.jsonl.corrupt").exists()
 
 
 def test_cost_database_api(tmp_path):
@@ -139,6 +157,13 @@ def test_cli_db_commands(tessera_cli, tmp_path):
     assert "added" in cli("import", str(tmp_path / "out.jsonl"))
     r = subprocess.run([tessera_cli, "collage", "db", "frobnicate"], capture_output=True, text=True)
     assert r.returncode == 2 and "expected stats, list" in r.stderr
+    r = subprocess.run([tessera_cli, "collage", "db", "list", "--kind", "bogus", "--db", str(db)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "kernel, program or launch" in r.stderr
+    missing = tmp_path / "missing.db"
+    r = subprocess.run([tessera_cli, "collage", "db", "stats", "--db", str(missing)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "no cost database" in r.stderr and not missing.exists()
     r = subprocess.run([tessera_cli, "collage", "db", "export"], capture_output=True, text=True)
     assert r.returncode == 2 and "expected one FILE" in r.stderr
 

@@ -52,6 +52,9 @@ def test_dask_measures_the_same_costs_as_local(client):
     assert est.name == "measure"
     with pytest.raises(tessera.TesseraConfigError, match="dask://HOST:PORT"):
         collage.MeasuringCostEstimator(runner="dask://nowhere")
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        collage.DaskRunner("local")
+    assert remote["measure"]["runner"] == runner and local["measure"]["runner"] == "local"
 
 
 def test_cli_runner(client, tessera_cli, tmp_path):

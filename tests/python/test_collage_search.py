@@ -289,7 +289,7 @@ def @main(%x: Tensor[(4, 8), float32]) {
     measure = collage.CollageReport(out.attrs["collage.report"]).data["measure"]
     assert measure == {"repeat": 3, "number": 2, "percentile": 90.0, "flush_cache": False,
                        "isolate": False, "timeout_s": 5.0, "check_finite": False,
-                       "workers_started": 0}
+                       "runner": "local", "workers_started": 0}
 
 
 def test_external_backend_executable_loads_in_another_process(tmp_path):

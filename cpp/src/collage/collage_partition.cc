@@ -74,6 +74,9 @@ CollageOptions CollageOptions::FromContext(const PassContext& ctx) {
   if (o.search != "dp" && o.search != "dp+refine")
     TS_THROW(kValue) << "collage.search: unknown search '" << o.search << "' (known: dp, dp+refine)";
   o.refine_budget_s = ctx.GetConfig("collage.refine_budget_s").AsFloat();
+  if (o.search != "dp+refine" && ctx.config().Has("collage.refine_budget_s"))
+    LogWarn("collage.refine_budget_s is set but collage.search is '" + o.search +
+            "': the budget is used only by \"dp+refine\"");
   o.estimator = ctx.GetConfig("collage.estimator").AsString();
   o.cost_db = ctx.GetConfig("collage.cost_db").AsString();
   return o;
@@ -130,7 +133,8 @@ class Partitioner {
                             {"flush_cache", m->options().flush_cache},
                             {"isolate", m->options().isolate},
                             {"timeout_s", m->options().timeout_s},
-                            {"check_finite", m->options().check_finite}};
+                            {"check_finite", m->options().check_finite},
+                            {"runner", m->options().runner}};
     report_["targets"] = json::array();
     for (const Target& t : targets_) report_["targets"].push_back(t.ToString());
     report_["specs"] = json::array();

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -228,12 +230,47 @@ struct CostDatabase::Impl {
   }
 };
 
-CostDatabase::CostDatabase(const std::string& path, int busy_timeout_ms) : impl_(new Impl) {
-  if (path.empty()) TS_THROW(kValue) << "cost database: the path is empty";
+namespace {
+
+std::string ExpandHome(const std::string& path) {
+  if (path.rfind("~/", 0) != 0) return path;
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + path.substr(1) : path;
+}
+
+/// Whether the file at `path` starts as every SQLite database does (or is empty).
+bool LooksLikeSqlite(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  if (in.gcount() == 0) return true;  // empty: SQLite makes it a database
+  return in.gcount() == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
+}
+
+}  // namespace
+
+CostDatabase::CostDatabase(const std::string& given_path, Open open, int busy_timeout_ms)
+    : impl_(new Impl) {
+  if (given_path.empty()) TS_THROW(kValue) << "cost database: the path is empty";
+  const std::string path = ExpandHome(given_path);
   impl_->path = path;
   std::error_code ec;
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  namespace fs = std::filesystem;
+  if (!fs::exists(path, ec)) {
+    if (open == Open::kExisting)
+      TS_THROW(kNotFound) << "no cost database at '" << path
+                          << "' (Collage creates it on its first measuring build)";
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      if (open != Open::kCreateWithDirs)
+        TS_THROW(kIO) << "cost database '" << path << "': the folder '" << parent.string()
+                      << "' does not exist";
+      fs::create_directories(parent, ec);
+    }
+  } else if (!fs::is_regular_file(path, ec) || !LooksLikeSqlite(path)) {
+    TS_THROW(kIO) << "'" << path << "' is not a cost database (not an SQLite file); it was left "
+                  << "alone: give another path";
+  }
   try {
     impl_->Open(busy_timeout_ms);
   } catch (const SqliteError& e) {
@@ -242,8 +279,9 @@ CostDatabase::CostDatabase(const std::string& path, int busy_timeout_ms) : impl_
       TS_THROW(kIO) << "cost database '" << path << "': cannot open: " << e.message;
     // Keep the damaged file for inspection and start afresh: costs can be measured again.
     std::string aside = path + ".corrupt";
-    std::filesystem::rename(path, aside, ec);
-    for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+    for (int n = 1; fs::exists(aside, ec); ++n) aside = path + ".corrupt." + std::to_string(n);
+    fs::rename(path, aside, ec);
+    for (const char* suffix : {"-wal", "-shm"}) fs::remove(path + suffix, ec);
     LogWarn("cost database '" + path + "' is damaged (" + e.message + "); moved it to '" + aside +
             "' and started a new one");
     try {
@@ -460,12 +498,14 @@ std::string CostDatabase::DefaultPath() { return native::CacheDirectory() + "/co
 
 std::shared_ptr<CostDatabase> OpenCostDatabase(const std::string& config_value) {
   if (config_value.empty()) return nullptr;
-  std::string path = config_value == "auto" ? CostDatabase::DefaultPath() : config_value;
+  bool default_place = config_value == "auto";
+  std::string path = default_place ? CostDatabase::DefaultPath() : ExpandHome(config_value);
   static std::mutex mutex;
   static auto* open = new std::map<std::string, std::weak_ptr<CostDatabase>>();
   std::lock_guard<std::mutex> lock(mutex);
   if (auto db = (*open)[path].lock()) return db;
-  auto db = std::make_shared<CostDatabase>(path);
+  auto db = std::make_shared<CostDatabase>(
+      path, default_place ? CostDatabase::Open::kCreateWithDirs : CostDatabase::Open::kCreate);
   (*open)[path] = db;
   return db;
 }

@@ -90,9 +90,10 @@ EstimateResult MeasuringCostEstimator::TimeSamples(const std::shared_ptr<runtime
 
 MeasureWorker* MeasuringCostEstimator::Worker() {
   if (worker_) return worker_.get();
-  if (options_.runner.rfind("dask://", 0) == 0) {
+  if (options_.runner != "local") {
     // Many candidates in flight: the bridge spreads them over the cluster's workers.
-    worker_ = std::make_unique<MeasureWorker>(DaskBridgeCommand("tcp://" + options_.runner.substr(7), options_.timeout_s),
+    std::string address = "tcp://" + options_.runner.substr(options_.runner.find("//") + 2);
+    worker_ = std::make_unique<MeasureWorker>(DaskBridgeCommand(address, options_.timeout_s),
                                               options_.timeout_s, 256, "Dask runner");
   } else if (options_.isolate) {
     std::string path = MeasureWorkerPath();

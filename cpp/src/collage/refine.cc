@@ -19,7 +19,11 @@ std::vector<size_t> Elements(const IndexSet& s) {
   return out;
 }
 
-std::string Describe(const CandidatePartition& c) { return c.sub_graph.label() + " on " + c.spec_name(); }
+/// "nn.conv2d+nn.relu@12 on dnnl": its ops, its first node (labels repeat) and its spec.
+std::string Describe(const CandidatePartition& c) {
+  return c.sub_graph.label() + "@" + std::to_string(c.sub_graph.first_inside_index()) + " on " +
+         c.spec_name();
+}
 
 }  // namespace
 

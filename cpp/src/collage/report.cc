@@ -247,7 +247,8 @@ std::string TextOf(const json& r, double measured_ms) {
   if (guard.is_object()) {
     os << "guard (" << guard.value("threads", 1) << " thread(s), median ms):";
     for (const auto& [name, ms] : guard["latency_ms"].items())
-      os << " " << name << " " << std::setprecision(3) << ms.get<double>();
+      os << " " << name << " " << std::defaultfloat << std::setprecision(4) << ms.get<double>()
+         << std::fixed;
     os << "; chosen: " << guard.value("chosen", "?");
     if (guard.contains("collage_speedup_vs_best_fixed"))
       os << " (Collage's plan is " << std::setprecision(2)
@@ -259,7 +260,7 @@ std::string TextOf(const json& r, double measured_ms) {
     }
     if (guard.contains("errors"))
       for (const auto& [name, why] : guard["errors"].items())
-        os << "\n  " << name << " could not be built: " << why.get<std::string>();
+        os << "\n  " << name << " failed to build or run: " << why.get<std::string>();
     os << "\n";
   }
   return os.str();

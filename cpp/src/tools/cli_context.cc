@@ -20,10 +20,13 @@ const char* kContextHelp =
     "  --required-pass NAME  run a pass whatever the opt level (repeatable)\n"
     "  --disable-pass NAME   skip a pass inside the pipeline (repeatable)\n"
     "  --config KEY=VALUE    PassContext config (repeatable; tessera opt --list-configs\n"
-    "                        shows the keys)\n";
+    "                        shows the keys); VALUE in double quotes is a string as written\n";
 
-/// Parses a `--config KEY=VALUE` value: true/false, integers, numbers, else a string.
+/// Parses a `--config KEY=VALUE` value: true/false, integers, numbers, else a string; a
+/// value in double quotes is a string as written ("" is the empty string, "42" a string).
 static AttrValue ParseConfigValue(const std::string& text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+    return AttrValue(text.substr(1, text.size() - 2));
   if (!text.empty() && text.front() == '[') {
     // An array: comma-separated items in brackets, e.g. [dnnl.NoFusion,blas.NoFusion]
     // (quotes optional).

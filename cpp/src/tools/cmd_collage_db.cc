@@ -110,9 +110,15 @@ int RunCollageDb(const std::vector<std::string>& raw_args) {
   if (args.Has("--kind") && pos[0] != "list") throw UsageError("db: --kind is for list");
   std::string path = args.Get("--db", "");
   if (args.Has("--db") && path.empty()) throw UsageError("db: --db needs a path");
-  collage::CostDatabase db(path.empty() ? collage::CostDatabase::DefaultPath() : path);
+  std::string kind = args.Get("--kind", "");
+  if (!kind.empty() && kind != "kernel" && kind != "program" && kind != "launch")
+    throw UsageError("db list: --kind is kernel, program or launch, got '" + kind + "'");
+  // Only import writes into a database that is not there yet.
+  collage::CostDatabase db(path.empty() ? collage::CostDatabase::DefaultPath() : path,
+                           pos[0] == "import" ? collage::CostDatabase::Open::kCreate
+                                              : collage::CostDatabase::Open::kExisting);
   if (pos[0] == "stats") return Stats(db);
-  if (pos[0] == "list") return List(db, args.Get("--kind", ""));
+  if (pos[0] == "list") return List(db, kind);
   if (pos[0] == "clear") {
     std::printf("removed %zu record(s) from %s\n", db.Clear(), db.path().c_str());
     return 0;

@@ -19,6 +19,7 @@ const char* kUsage =
     "  compile FILE -o OUT   build for a target and save the executable\n"
     "  collage candidates FILE --target T   list Collage's candidate partitions\n"
     "  collage explain FILE --target T...   build with Collage and explain every choice\n"
+    "  collage db stats|list|clear|export|import   Collage's cost database\n"
     "  bench FILE  latency (median/p90) and per-kernel profile on a target\n"
     "  viz FILE -o OUT.svg   draw the model's kernels and partitions (also .html, .dot)\n"
     "  targets     the backends this build has and their options\n"

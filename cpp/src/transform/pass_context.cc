@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -86,13 +87,16 @@ ConfigRegistry& Configs() {
     add("collage.refine_budget_s", AttrValue::Kind::kFloat, 60.0,
         "Collage: seconds the dp+refine search may spend building and timing covers",
         [](const AttrValue& v) {
-          if (!(v.AsFloat() >= 0)) TS_THROW(kValue) << "must be >= 0, got " << v.AsFloat();
+          if (!(v.AsFloat() >= 0) || !std::isfinite(v.AsFloat()))
+            TS_THROW(kValue) << "must be a finite number >= 0, got " << v.AsFloat();
         });
     add("collage.estimator", AttrValue::Kind::kString, "measure",
         "Collage: the cost estimator: \"measure\" (build and time each candidate) or a "
         "name registered with collage.register_estimator");
     add("collage.measure_repeat", AttrValue::Kind::kInt, int64_t{5},
-        "Collage: timed samples per candidate", at_least(1));
+        "Collage: timed samples per candidate (at least 9 with collage.measure_flush_cache, "
+        "whose single cold runs are noisier)",
+        at_least(1));
     add("collage.measure_number", AttrValue::Kind::kInt, int64_t{0},
         "Collage: runs per sample (0: enough for about 1 ms)", at_least(0));
     add("collage.measure_percentile", AttrValue::Kind::kFloat, 50.0,
@@ -111,23 +115,27 @@ ConfigRegistry& Configs() {
         "Collage: seconds a candidate may take in the worker before it is killed and marked "
         "invalid",
         [](const AttrValue& v) {
-          if (!(v.AsFloat() > 0)) TS_THROW(kValue) << "must be > 0, got " << v.AsFloat();
+          if (!(v.AsFloat() > 0) || !std::isfinite(v.AsFloat()))
+            TS_THROW(kValue) << "must be a finite number > 0, got " << v.AsFloat();
         });
     add("collage.measure_check_finite", AttrValue::Kind::kBool, true,
         "Collage: a candidate whose outputs hold NaN or infinity on random inputs in [-1, 1] "
         "is invalid");
     add("collage.runner", AttrValue::Kind::kString, "local",
         "Collage: where candidates are timed: \"local\" (a worker process here) or "
-        "\"dask://HOST:PORT\" (the workers of a Dask cluster whose machine fingerprint "
-        "matches this one's)",
+        "\"dask://HOST:PORT\" (the scheduler tcp://HOST:PORT of a Dask cluster, whose "
+        "workers with this machine's fingerprint measure)",
         [](const AttrValue& v) {
           const std::string& r = v.AsString();
           size_t colon = r.rfind(':');
-          bool dask = r.rfind("dask://", 0) == 0 && colon != std::string::npos && colon > 7 &&
-                      colon + 1 < r.size() &&
-                      r.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+          size_t scheme = r.rfind("dask://", 0) == 0 || r.rfind("tcp://", 0) == 0 ? r.find("//") + 2 : 0;
+          bool dask = scheme > 0 && colon != std::string::npos && colon > scheme &&
+                      colon + 1 < r.size() && colon + 6 >= r.size() &&
+                      r.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                      std::atoi(r.c_str() + colon + 1) <= 65535;
           if (r != "local" && !dask)
-            TS_THROW(kValue) << "expected \"local\" or \"dask://HOST:PORT\", got '" << r << "'";
+            TS_THROW(kValue) << "expected \"local\" or \"dask://HOST:PORT\" (or tcp://HOST:PORT), "
+                             << "got '" << r << "'";
         });
     add("collage.guard", AttrValue::Kind::kBool, true,
         "Collage: time the chosen partition end to end against native-only and each "

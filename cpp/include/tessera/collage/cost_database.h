@@ -50,13 +50,21 @@ struct CostDatabaseStats {
 /// A cost database file. Safe to share between threads and processes: every write is one
 /// transaction, waits up to `busy_timeout_ms` for another writer, and keeps the record
 /// already stored for a key (the first measurement wins, so concurrent builds agree). A
-/// file that is not a database, or is corrupt, is moved aside to `<path>.corrupt` with a
-/// warning and a new database is created in its place.
+/// damaged database is moved aside to `<path>.corrupt` (`.corrupt.1`, ... when taken) with
+/// a warning and a new one is created in its place; a file that is not an SQLite database
+/// at all is an IO error and is left alone.
 class CostDatabase {
  public:
-  /// Opens or creates the database at `path` (its directory is created). IO error when it
-  /// cannot be opened or written.
-  explicit CostDatabase(const std::string& path, int busy_timeout_ms = 60000);
+  /// How a missing file is treated.
+  enum class Open {
+    kCreate,          ///< create it (its folder must exist)
+    kCreateWithDirs,  ///< create it and its folders (the default place)
+    kExisting,        ///< a not-found error (for commands that only read)
+  };
+  /// Opens the database at `path` ("~/" means $HOME). IO error when it cannot be opened
+  /// or written, or is not an SQLite file.
+  explicit CostDatabase(const std::string& path, Open open = Open::kCreate,
+                        int busy_timeout_ms = 60000);
   ~CostDatabase();
   CostDatabase(const CostDatabase&) = delete;
   CostDatabase& operator=(const CostDatabase&) = delete;
@@ -92,7 +100,8 @@ class CostDatabase {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The config key collage.cost_db resolved: "auto" gives DefaultPath(), "" none (nullptr);
+/// The config key collage.cost_db resolved: "auto" gives DefaultPath() (created with its
+/// folders), "" none (nullptr), anything else that file (its folder must exist);
 /// databases are shared per path within the process.
 std::shared_ptr<CostDatabase> OpenCostDatabase(const std::string& config_value);
 
