@@ -80,7 +80,7 @@ class Bridge:
         from distributed import Client
         self.address = address
         self.timeout = timeout
-        self.client = Client(address, timeout="30s")
+        self.client = Client(address, timeout="10s")
         self.out = sys.stdout.buffer
         self.lock = threading.Lock()       # pending
         self.out_lock = threading.Lock()   # standard output

@@ -1,5 +1,9 @@
 """Every ```python block of README.md and docs/*.md runs on its own in a fresh interpreter,
-and every ```cpp block of README.md is a program that compiles against the build and runs.
+every ```cpp block of README.md is a program that compiles against the build and runs, and
+the ```sh blocks of each file run in order in one folder, as a reader following the page
+would run them (with `build/` the build and the page's `model.txt`; `model.onnx` is a small
+CNN with symbolic input dimensions). A sh block preceded by `<!-- not run by the doc tests:
+WHY -->` is not run (CI's own commands, installs, long runs); WHY must be given.
 (The ```cpp blocks of docs/extending.md are excerpts of files to add to, not programs.)"""
 import os
 import re
@@ -16,15 +20,22 @@ def fence(language):
     return re.compile(rf"^```{language}[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-def blocks(language, paths):
+NOT_RUN = re.compile(r"<!-- not run by the doc tests:(.*?)-->\s*$")
+
+
+def blocks(language, paths, with_reasons=False):
     """(id, code) for each block; the id names the file and the fence's line so a failure
-    points at the text to fix."""
+    points at the text to fix. `with_reasons`: (id, code, why it is not run or None)."""
     found = []
     for path in paths:
         text = path.read_text()
         for m in fence(language).finditer(text):
             line = text.count("\n", 0, m.start()) + 1
-            found.append((f"{path.relative_to(ROOT)}:{line}", m.group(1)))
+            before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+            marker = NOT_RUN.search(before)
+            entry = (f"{path.relative_to(ROOT)}:{line}", m.group(1))
+            found.append(entry + ((marker.group(1).strip() if marker else None),) if with_reasons
+                         else entry)
     return found
 
 
@@ -66,3 +77,64 @@ def test_block_runs_alone(code, tmp_path):
     # of the whole CompletedProcess.
     status = res.returncode
     assert status == 0, f"exit code {status}\n{res.stderr}"
+
+
+SH_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def tiny_cnn(path):
+    """model.onnx for the pages' commands: Conv + Relu, input 'input' of shape [N, 3, H, W]."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = numpy_helper.from_array(np.random.default_rng(0).random((4, 3, 3, 3), dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["input", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["output"])], "tiny",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], [w])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def first_plain_block(text):
+    """The content of the first fenced block whose opening fence names no language."""
+    inside, language, lines = False, "", []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            if not inside:
+                inside, language, lines = True, line[3:].strip(), []
+            elif language == "":
+                return "".join(lines)
+            else:
+                inside = False
+        elif inside:
+            lines.append(line)
+    raise AssertionError("no plain block")
+
+
+def test_sh_blocks_not_run_say_why():
+    for page in SH_PAGES:
+        for block_id, _, why in blocks("sh", [page], with_reasons=True):
+            assert why is None or why, f"{block_id}: say why the block is not run"
+
+
+@pytest.mark.parametrize("page", [p for p in SH_PAGES if blocks("sh", [p])],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_sh_blocks_run_in_order(page, tmp_path):
+    (tmp_path / "build").symlink_to(BUILD.resolve())
+    readme = (ROOT / "README.md").read_text()
+    # The README's first block without a language is the module its commands call model.txt.
+    (tmp_path / "model.txt").write_text(first_plain_block(readme))
+    tiny_cnn(str(tmp_path / "model.onnx"))
+    env = dict(os.environ, TESSERA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)  # the blocks set it themselves where they need it
+    ran = 0
+    for block_id, code, why in blocks("sh", [page], with_reasons=True):
+        if why is not None:
+            continue
+        res = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=900)
+        status = res.returncode
+        assert status == 0, f"{block_id}: exit code {status}\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+        ran += 1
+    print(f"{page.name}: {ran} sh block(s) ran")
