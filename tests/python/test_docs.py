@@ -4,7 +4,11 @@ the ```sh blocks of each file run in order in one folder, as a reader following 
 would run them (with `build/` the build and the page's `model.txt`; `model.onnx` is a small
 CNN with symbolic input dimensions). A sh block preceded by `<!-- not run by the doc tests:
 WHY -->` is not run (CI's own commands, installs, long runs); WHY must be given.
-(The ```cpp blocks of docs/extending.md are excerpts of files to add to, not programs.)"""
+The ```cpp blocks of docs/extending.md are excerpts of files to add to: the op, its
+compute rule and the pass are put into one program (each inside the function the page
+says it goes in), which registers them, runs the op through the interpreter and the
+native code generator and the pass over a module. (The excerpts for a library backend and
+an ONNX converter are not run: they need files of the tree around them.)"""
 import os
 import re
 import subprocess
@@ -41,6 +45,7 @@ def blocks(language, paths, with_reasons=False):
 
 BLOCKS = blocks("python", [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 CPP_BLOCKS = blocks("cpp", [ROOT / "README.md"])
+EXTENDING_BLOCKS = blocks("cpp", [ROOT / "docs" / "extending.md"], with_reasons=True)
 BUILD = Path(os.environ.get("TESSERA_BUILD_DIR", ROOT / "build"))
 
 
@@ -138,3 +143,80 @@ def test_sh_blocks_run_in_order(page, tmp_path):
         assert status == 0, f"{block_id}: exit code {status}\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
         ran += 1
     print(f"{page.name}: {ran} sh block(s) ran")
+
+
+# Where each docs/extending.md excerpt goes, by its first line: the code around it.
+EXCERPT_PLACES = {
+    "// cpp/src/op/<family>.cc": ("namespace tessera::op_defs {\n"
+                                  "void RegisterMyOp(OpRegistry& registry) {\n",
+                                  "}\n}  // namespace tessera::op_defs\n"),
+    "// cpp/src/backend/lower/compute_<family>.cc": (
+        "namespace tessera::lower {\nusing namespace tir;\n"
+        "void RegisterMyCompute(ComputeRegistry& r) {\n", "}\n}  // namespace tessera::lower\n"),
+    "// cpp/src/transform/my_pass.cc": ("", ""),
+}
+
+EXCERPT_MAIN = r"""
+#include <cmath>
+#include <cstdio>
+#include "tessera/backend/build.h"
+#include "tessera/backend/interp/interpreter.h"
+#include "tessera/ir/parser.h"
+#include "tessera/ir/structural_equal.h"
+#include "tessera/runtime/executable.h"
+
+int main() {
+  using namespace tessera;
+  op_defs::RegisterMyOp(OpRegistry::Global());
+  lower::RegisterMyCompute(lower::ComputeRegistry::Global());
+  IRModule mod = ParseModule(R"(
+def @main(%x: Tensor[(2, 3), float32]) {
+  nn.my_op(%x, alpha=0.5f)
+})");
+  NDArray x = NDArray::Empty({2, 3}, DType::kFloat32);
+  for (int i = 0; i < 6; ++i) x.SetFloat(i, i - 3.0);
+  NDArray want = RunMain(mod, {{"x", x}}).tensor();
+  auto exe = Build(mod, {Target::Parse("native -num_threads=1")});
+  NDArray got = runtime::Executor(exe).Run({{"x", x}})[0];
+  for (int i = 0; i < 6; ++i) {
+    double expect = i - 3.0 > 0 ? i - 3.0 : 0.5 * (i - 3.0);
+    if (std::fabs(want.GetFloat(i) - expect) > 1e-6 || std::fabs(got.GetFloat(i) - expect) > 1e-6) {
+      std::fprintf(stderr, "element %d: interpreter %g, native %g, expected %g\n", i,
+                   want.GetFloat(i), got.GetFloat(i), expect);
+      return 1;
+    }
+  }
+  IRModule out = MyPass(2)(mod);
+  if (!StructuralEqual(out, mod) || MyPassRegistration().name != "MyPass") return 2;
+  std::printf("excerpts ok\n");
+  return 0;
+}
+"""
+
+
+def test_extending_excerpts_build_a_working_op_and_pass(tmp_path):
+    parts, placed = [], set()
+    for block_id, code, why in EXTENDING_BLOCKS:
+        first = code.split("\n", 1)[0]
+        place = next((k for k in EXCERPT_PLACES if first.startswith(k)), None)
+        if why is not None or place is None:
+            continue  # the backend and importer excerpts need files of the tree around them
+        before, after = EXCERPT_PLACES[place]
+        parts.append(before + code + after)
+        placed.add(place)
+    assert placed == set(EXCERPT_PLACES), placed
+    # The pass file first (its includes), then the op and the rule, then main.
+    parts.sort(key=lambda p: not p.startswith("// cpp/src/transform"))
+    source = tmp_path / "excerpts.cc"
+    source.write_text("#include \"op_util.h\"\n#include \"tessera/backend/lower/compute.h\"\n"
+                      "#include \"tessera/ir/op.h\"\n" + "\n".join(parts) + EXCERPT_MAIN)
+    cmd = ["c++", "-std=c++20", "-O0", f"-I{ROOT / 'cpp' / 'include'}",
+           f"-I{ROOT / 'cpp' / 'src' / 'transform'}", f"-I{ROOT / 'cpp' / 'src' / 'op'}",
+           str(source), "-o", str(tmp_path / "excerpts"), f"-L{BUILD}", "-ltessera",
+           "-ltessera_runtime", f"-Wl,-rpath,{BUILD}"]
+    built = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[:4000]  # the first error is the one to fix
+    res = subprocess.run([str(tmp_path / "excerpts")], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=600)
+    status = res.returncode
+    assert status == 0, f"exit code {status}\n{res.stderr}"
