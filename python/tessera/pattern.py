@@ -35,7 +35,7 @@ def _optional(self, option_constructor):
     return self | option_constructor(self)
 
 
-DFPattern.optional = _optional
+setattr(DFPattern, "optional", _optional)  # declared in the stub of tessera._core.pattern
 
 
 class DFPatternCallback:

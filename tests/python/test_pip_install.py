@@ -18,7 +18,8 @@ SCRIPT = textwrap.dedent("""
 
     assert "site-packages" in tessera.__file__, tessera.__file__
     package = pathlib.Path(tessera.__file__).parent
-    for typed in ("py.typed", "_core.pyi", "_runtime.pyi", "op/nn.py", "_passes.py"):
+    for typed in ("py.typed", "_core/__init__.pyi", "_core/collage.pyi", "_runtime.pyi", "op/nn.py",
+                  "_passes.py"):
         assert (package / typed).exists(), typed
     x = tessera.var("x", shape=(2, 3))
     mod = tessera.IRModule.from_expr(tessera.Function([x], nn.relu(tessera.op.add(x, x))))
