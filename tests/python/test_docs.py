@@ -7,8 +7,8 @@ WHY -->` is not run (CI's own commands, installs, long runs); WHY must be given.
 The ```cpp blocks of docs/extending.md are excerpts of files to add to: the op, its
 compute rule and the pass are put into one program (each inside the function the page
 says it goes in), which registers them, runs the op through the interpreter and the
-native code generator and the pass over a module. (The excerpts for a library backend and
-an ONNX converter are not run: they need files of the tree around them.)"""
+native code generator, the pass over a module, and partitions a module with the pattern
+table. Templates (with `...` for the rest of a file) carry the not-run marker."""
 import os
 import re
 import subprocess
@@ -154,6 +154,7 @@ EXCERPT_PLACES = {
         "namespace tessera::lower {\nusing namespace tir;\n"
         "void RegisterMyCompute(ComputeRegistry& r) {\n", "}\n}  // namespace tessera::lower\n"),
     "// cpp/src/transform/my_pass.cc": ("", ""),
+    "void RegisterMylibPatternTable(": ("namespace tessera {\n", "}  // namespace tessera\n"),
 }
 
 EXCERPT_MAIN = r"""
@@ -164,6 +165,7 @@ EXCERPT_MAIN = r"""
 #include "tessera/ir/parser.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/runtime/executable.h"
+#include "tessera/transform/byoc.h"
 
 int main() {
   using namespace tessera;
@@ -188,6 +190,18 @@ def @main(%x: Tensor[(2, 3), float32]) {
   }
   IRModule out = MyPass(2)(mod);
   if (!StructuralEqual(out, mod) || MyPassRegistration().name != "MyPass") return 2;
+  // The pattern table: dense+relu goes to "mylib" as one partition.
+  RegisterMylibPatternTable(PatternTableRegistry::Global());
+  IRModule dense = ParseModule(R"(
+def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
+  nn.relu(nn.dense(%x, %w))
+})");
+  IRModule parted = PartitionFor(dense, "mylib");
+  int partitions = 0;
+  for (const auto& [name, f] : parted.functions())
+    if (const auto* fn = f.as<FunctionNode>())
+      partitions += fn->attrs.Has(attr::kCompiler) && fn->attrs.GetString(attr::kCompiler) == "mylib";
+  if (partitions != 1) return 3;
   std::printf("excerpts ok\n");
   return 0;
 }
@@ -199,8 +213,9 @@ def test_extending_excerpts_build_a_working_op_and_pass(tmp_path):
     for block_id, code, why in EXTENDING_BLOCKS:
         first = code.split("\n", 1)[0]
         place = next((k for k in EXCERPT_PLACES if first.startswith(k)), None)
-        if why is not None or place is None:
-            continue  # the backend and importer excerpts need files of the tree around them
+        if why is not None:
+            continue
+        assert place, f"{block_id}: an excerpt this test does not place ({first!r})"
         before, after = EXCERPT_PLACES[place]
         parts.append(before + code + after)
         placed.add(place)
@@ -209,7 +224,9 @@ def test_extending_excerpts_build_a_working_op_and_pass(tmp_path):
     parts.sort(key=lambda p: not p.startswith("// cpp/src/transform"))
     source = tmp_path / "excerpts.cc"
     source.write_text("#include \"op_util.h\"\n#include \"tessera/backend/lower/compute.h\"\n"
-                      "#include \"tessera/ir/op.h\"\n" + "\n".join(parts) + EXCERPT_MAIN)
+                      "#include \"tessera/ir/op.h\"\n#include \"tessera/pattern/library_patterns.h\"\n"
+                      "#include \"tessera/pattern/pattern_table.h\"\n" + "\n".join(parts) +
+                      EXCERPT_MAIN)
     cmd = ["c++", "-std=c++20", "-O0", f"-I{ROOT / 'cpp' / 'include'}",
            f"-I{ROOT / 'cpp' / 'src' / 'transform'}", f"-I{ROOT / 'cpp' / 'src' / 'op'}",
            str(source), "-o", str(tmp_path / "excerpts"), f"-L{BUILD}", "-ltessera",
