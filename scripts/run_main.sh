@@ -33,7 +33,7 @@ for lib in $(PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -c \
   TARGETS+=(--target "$lib")
 done
 NAMES=$(printf '%s\n' "${TARGETS[@]}" | grep -v '^--target$' | paste -sd, - | sed 's/,/, /g')
-stage "importing resnet18.onnx and compiling it with Collage over $NAMES (about a minute; seconds once the cost database knows its kernels)"
+stage "importing resnet18.onnx and compiling it with Collage over $NAMES (one to two minutes; seconds once the cost database knows its kernels)"
 start=$(date +%s.%N)
 "$BUILD_DIR/tessera" compile "$OUT/resnet18.onnx" -o "$OUT/resnet18.tsx" "${TARGETS[@]}" \
   --collage --opt-level 3 2> >(tee "$OUT/collage.txt" >&2)

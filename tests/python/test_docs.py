@@ -1,8 +1,8 @@
 """Every ```python block of README.md and docs/*.md runs on its own in a fresh interpreter,
 every ```cpp block of README.md is a program that compiles against the build and runs, and
 the ```sh blocks of each file run in order in one folder, as a reader following the page
-would run them (with `build/` the build and the page's `model.txt`; `model.onnx` is a small
-CNN with symbolic input dimensions). A sh block preceded by `<!-- not run by the doc tests:
+would run them (with `build/` the build and the page's `model.txt`; `model.onnx` is the
+model of the README's ONNX section, batch dimension symbolic). A sh block preceded by `<!-- not run by the doc tests:
 WHY -->` is not run (CI's own commands, installs, long runs); WHY must be given.
 The ```cpp blocks of docs/extending.md are excerpts of files to add to: the op, its
 compute rule and the pass are put into one program (each inside the function the page
@@ -87,17 +87,14 @@ def test_block_runs_alone(code, tmp_path):
 SH_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def tiny_cnn(path):
-    """model.onnx for the pages' commands: Conv + Relu, input 'input' of shape [N, 3, H, W]."""
-    import numpy as np
+def readme_onnx_model(path):
+    """model.onnx for the pages' commands, as the README's ONNX section writes it: a Relu
+    with input 'input' of shape [N, 3, 8, 8]."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    w = numpy_helper.from_array(np.random.default_rng(0).random((4, 3, 3, 3), dtype=np.float32), "w")
-    graph = helper.make_graph(
-        [helper.make_node("Conv", ["input", "w"], ["c"], pads=[1, 1, 1, 1]),
-         helper.make_node("Relu", ["c"], ["output"])], "tiny",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, "H", "W"])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)], [w])
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, 8, 8])
+    y = helper.make_tensor_value_info("output", TensorProto.FLOAT, ["N", 3, 8, 8])
+    graph = helper.make_graph([helper.make_node("Relu", ["input"], ["output"])], "relu", [x], [y])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
 
 
@@ -130,7 +127,7 @@ def test_sh_blocks_run_in_order(page, tmp_path):
     readme = (ROOT / "README.md").read_text()
     # The README's first block without a language is the module its commands call model.txt.
     (tmp_path / "model.txt").write_text(first_plain_block(readme))
-    tiny_cnn(str(tmp_path / "model.onnx"))
+    readme_onnx_model(str(tmp_path / "model.onnx"))
     env = dict(os.environ, TESSERA_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("PYTHONPATH", None)  # the blocks set it themselves where they need it
     ran = 0

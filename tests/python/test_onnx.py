@@ -104,6 +104,11 @@ def test_shape_overrides_for_symbolic_dims():
     np.testing.assert_array_equal(tessera.evaluate(mod, x=x), np.maximum(x, 0))
     with pytest.raises(tessera.TesseraNotFoundError, match="'nope'"):
         tessera.frontend.from_onnx(model, shape_overrides={"x": [3, 4], "nope": [1]})
+    # An override fixes symbolic dimensions; it cannot contradict the static ones.
+    with pytest.raises(tessera.TesseraValueError, match="dimension 1 = 5, but the model fixes it to 4"):
+        tessera.frontend.from_onnx(model, shape_overrides={"x": [3, 5]})
+    with pytest.raises(tessera.TesseraValueError, match="has 3 dimension"):
+        tessera.frontend.from_onnx(model, shape_overrides={"x": [3, 4, 1]})
 
 
 def test_cli_shape_option_for_symbolic_dims(tessera_cli, tmp_path):
@@ -125,6 +130,9 @@ def test_cli_shape_option_for_symbolic_dims(tessera_cli, tmp_path):
     res = subprocess.run([tessera_cli, "compile", str(path), "-o", str(tmp_path / "m.tsx"),
                           "--shape", "x=3,zero"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 1 and "'zero' is not a positive integer" in res.stderr
+    res = subprocess.run([tessera_cli, "opt", str(path), "--shape", "x=3,4"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "Tensor[(3, 4), float32]" in res.stdout, res.stderr
 
 
 def test_unsupported_op_names_type_node_and_opset():

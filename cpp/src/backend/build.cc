@@ -71,9 +71,14 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& input,
   // A library given as a target of its own only sets the options of partitions the module
   // already has; without any, it would be silently ignored.
   for (size_t i = 1; i < targets.size(); ++i) {
-    if (!BackendRegistry::Global().Find(targets[i].kind()) ||
-        CompilesWholeModels(targets[i].kind()))
-      continue;
+    if (!BackendRegistry::Global().Find(targets[i].kind())) continue;
+    // Only the first target that compiles whole models runs the program; another one
+    // would be silently dropped.
+    if (CompilesWholeModels(targets[i].kind()))
+      TS_THROW(kValue) << "targets '" << host.ToString() << "' and '" << targets[i].ToString()
+                       << "' both compile whole models, and only the first would run the "
+                          "program: give one (or let Collage choose between them: --collage, "
+                          "config collage.enable)";
     bool used = false;
     for (const char* option : {"compiler", "libs"})
       if (host.HasAttr(option))
@@ -85,7 +90,7 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& input,
       TS_THROW(kValue) << "target '" << targets[i].ToString()
                        << "' offers a library, but the module has no partitions for it: write '"
                        << host.ToString() << " -compiler=" << targets[i].kind()
-                       << "' to partition for it, or set collage.enable to let Collage choose";
+                       << "' to partition for it, or let Collage choose (--collage, config collage.enable)";
   }
   return BuildLowered(LowerForBuild(OffloadToLibraries(mod, host)), targets);
 }

@@ -18,8 +18,8 @@ namespace tessera::cli {
 static const char* kOptHelp =
     "usage: tessera opt FILE [--passes PIPELINE] [options]\n"
     "\n"
-    "Reads a module (text IR or JSON; '-' = stdin), runs a pass pipeline, infers types\n"
-    "and prints the result.\n"
+    "Reads a module (ONNX, text IR or JSON; '-' = stdin), runs a pass pipeline, infers\n"
+    "types and prints the result.\n"
     "  --passes PIPELINE     e.g. \"InferType,FoldConstant,FuseOps{max_depth=4}\";\n"
     "                        --list-passes shows the registered passes and options\n"
     "%s"
@@ -33,7 +33,7 @@ static const char* kOptHelp =
     "                        tessera viz draws it)\n"
     "  -o OUT                write to OUT instead of standard output\n"
     "  --show-types          annotate bindings with their inferred types (text only)\n"
-    "%s"
+    "%s%s"
     "A crash reproducer given as FILE replays its pass unless --passes says otherwise.\n";
 
 static void ListPassesAndConfigs(bool passes, bool configs) {
@@ -82,13 +82,14 @@ static ArgList OptArgs(const std::vector<std::string>& raw_args) {
       raw_args,
       {"--help", "-h", "--show-types", "--print-before-all", "--print-after-all",
        "--print-after-change", "--time-passes", "--verify-each", "--list-passes", "--list-configs"},
-      {"--emit", "-o", "--passes", "--dump-ir", "--crash-reproducer", CONTEXT_OPTIONS}, "opt");
+      {"--emit", "-o", "--passes", "--dump-ir", "--crash-reproducer", "--shape", CONTEXT_OPTIONS},
+      "opt");
 }
 
 int RunOpt(const std::vector<std::string>& raw_args) {
   ArgList args = OptArgs(raw_args);
   if (args.Has("--help") || args.Has("-h")) {
-    std::printf(kOptHelp, kContextHelp, kReproducerHelp);
+    std::printf(kOptHelp, kContextHelp, kShapeHelp, kReproducerHelp);
     return 0;
   }
   if (args.Has("--list-passes") || args.Has("--list-configs")) {
@@ -97,7 +98,7 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   }
   if (args.positionals().size() != 1) {
     std::fprintf(stderr, "tessera opt: expected one FILE, got %zu\n\n", args.positionals().size());
-    std::fprintf(stderr, kOptHelp, kContextHelp, kReproducerHelp);
+    std::fprintf(stderr, kOptHelp, kContextHelp, kShapeHelp, kReproducerHelp);
     return 2;
   }
   if (args.Get("--passes").empty()) {
@@ -113,7 +114,7 @@ int RunOpt(const std::vector<std::string>& raw_args) {
   std::string emit = args.Get("--emit", "text");
   if (emit != "text" && emit != "json" && emit != "dot")
     TS_THROW(kValue) << "--emit must be 'text', 'json' or 'dot', got '" << emit << "'";
-  IRModule mod = LoadModule(args.positionals()[0]);
+  IRModule mod = LoadModule(args.positionals()[0], ShapesFromArgs(args));
 
   std::vector<std::shared_ptr<PassInstrument>> instruments;
   PrintIROptions print;

@@ -45,6 +45,18 @@ TensorType InputType(const onnx::ValueInfoProto& vi, const OnnxImportOptions& op
   if (it != options.shape_overrides.end()) {
     for (int64_t d : it->second)
       if (d < 0) TS_THROW(kValue) << "shape override for '" << name << "' has dimension " << d;
+    // An override fixes symbolic dimensions; the model's static ones must agree with it.
+    if (tt.has_shape()) {
+      const auto& dims = tt.shape();
+      if (dims.dim_size() != static_cast<int>(it->second.size()))
+        TS_THROW(kValue) << "shape override for '" << name << "' has " << it->second.size()
+                         << " dimension(s) but the input has " << dims.dim_size();
+      for (int i = 0; i < dims.dim_size(); ++i)
+        if (dims.dim(i).has_dim_value() && dims.dim(i).dim_value() != it->second[i])
+          TS_THROW(kValue) << "shape override for '" << name << "' gives dimension " << i << " = "
+                           << it->second[i] << ", but the model fixes it to "
+                           << dims.dim(i).dim_value();
+    }
     return MakeTensorType(it->second, *dtype);
   }
   if (!tt.has_shape())
