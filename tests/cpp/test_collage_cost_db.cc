@@ -244,6 +244,22 @@ TEST_F(CostDbTest, TwoProcessesWriteAtOnce) {
   for (const CostRecord& r : db.List()) EXPECT_TRUE(r.cost == 1.0 || r.cost == 2.0);
 }
 
+TEST_F(CostDbTest, ProcessesCreatingOneDatabaseAtOnce) {
+  // Each round: four processes open a database that does not exist yet, at the same time
+  // (switching it to WAL and creating the tables race), and each stores a record.
+  for (int round = 0; round < 5; ++round) {
+    std::string path = Path("new" + std::to_string(round) + ".db");
+    std::vector<pid_t> children;
+    for (int which = 0; which < 4; ++which)
+      children.push_back(Child([&, which] {
+        CostDatabase db(path);
+        db.Insert({Record("from " + std::to_string(which), 1.0)});
+      }));
+    for (pid_t pid : children) EXPECT_EQ(ExitCode(pid), 0) << "round " << round;
+    EXPECT_EQ(CostDatabase(path).Stats().records, 4) << "round " << round;
+  }
+}
+
 TEST_F(CostDbTest, KilledMidTransactionKeepsCommittedRows) {
   std::string path = Path("killed.db");
   std::vector<CostRecord> committed;

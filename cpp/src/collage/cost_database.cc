@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "tessera/backend/native/compiler.h"
 #include "tessera/support/error.h"
@@ -271,8 +273,26 @@ CostDatabase::CostDatabase(const std::string& given_path, Open open, int busy_ti
     TS_THROW(kIO) << "'" << path << "' is not a cost database (not an SQLite file); it was left "
                   << "alone: give another path";
   }
+  // Two processes opening a new database at once race to switch it to WAL and create the
+  // tables; SQLite answers the loser "busy" without waiting, so it tries again.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  auto open_db = [&] {
+    for (int attempt = 0;; ++attempt) {
+      try {
+        impl_->Open(busy_timeout_ms);
+        return;
+      } catch (const SqliteError& e) {
+        impl_->Close();
+        int primary = e.code & 0xff;
+        if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+            std::chrono::steady_clock::now() >= deadline)
+          throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 + 5 * attempt, 100)));
+      }
+    }
+  };
   try {
-    impl_->Open(busy_timeout_ms);
+    open_db();
   } catch (const SqliteError& e) {
     impl_->Close();
     if (!IsCorrupt(e.code))
@@ -285,7 +305,7 @@ CostDatabase::CostDatabase(const std::string& given_path, Open open, int busy_ti
     LogWarn("cost database '" + path + "' is damaged (" + e.message + "); moved it to '" + aside +
             "' and started a new one");
     try {
-      impl_->Open(busy_timeout_ms);
+      open_db();
     } catch (const SqliteError& again) {
       impl_->Close();
       TS_THROW(kIO) << "cost database '" << path << "': cannot create: " << again.message;
