@@ -50,6 +50,11 @@ def test_dask_measures_the_same_costs_as_local(client):
     assert remote["guard"]["chosen"] in remote["guard"]["latency_ms"]
     est = collage.MeasuringCostEstimator(runner=runner, repeat=3)
     assert est.name == "measure"
+    # Passed to the pass, the estimator measures on the cluster too.
+    with transform.PassContext(opt_level=3, config={"collage.cost_db": ""}):
+        out = collage.CollagePartition("native -num_threads=1", est)(tessera.parse(COLLAGE_CHAIN))
+    passed = collage.CollageReport(out.attrs["collage.report"]).data
+    assert passed["measure"]["runner"] == runner and passed["measured"] > 0
     with pytest.raises(tessera.TesseraConfigError, match="dask://HOST:PORT"):
         collage.MeasuringCostEstimator(runner="dask://nowhere")
     with pytest.raises(ValueError, match="HOST:PORT"):

@@ -1,6 +1,8 @@
 """Collage measures candidates in a worker process: a backend whose kernels crash, abort,
 hang or write NaN (C kernels from register_external(compile_with=fn)) is marked invalid
 with the reason, the worker is replaced, and the build goes on and is right."""
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,16 @@ def test_c_source_errors():
     with pytest.raises(tessera.TesseraTypeError, match="compile_with"):
         tessera.backend.register_external("pytest_bad", [("relu", is_op("nn.relu")(wildcard()))],
                                           compile_with=3)
+
+
+def test_keys_without_effect_are_said(tessera_cli, tmp_path):
+    # A timeout cannot stop a candidate timed in the compiler's own process: said, not dropped.
+    model = tmp_path / "chain.txt"
+    model.write_text(COLLAGE_CHAIN)
+    r = subprocess.run([tessera_cli, "compile", str(model), "-o", str(tmp_path / "m.tsx"), "--collage",
+                        "--target", "native -num_threads=1", "--config", "collage.cost_db=",
+                        "--config", "collage.guard=false", "--config", "collage.measure_isolate=false",
+                        "--config", "collage.measure_timeout_s=5"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "collage.measure_timeout_s has no effect with collage.measure_isolate=false" in r.stderr

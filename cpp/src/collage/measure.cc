@@ -32,7 +32,23 @@ MeasureOptions MeasureOptions::FromContext(const PassContext& ctx) {
   o.timeout_s = ctx.GetConfig("collage.measure_timeout_s").AsFloat();
   o.check_finite = ctx.GetConfigBool("collage.measure_check_finite");
   o.runner = ctx.GetConfig("collage.runner").AsString();
+  // Said, not silently dropped: a cluster always measures in worker processes, and only a
+  // worker process can be timed out.
+  if (!o.isolate && o.runner != "local")
+    LogWarn("collage.measure_isolate=false has no effect with collage.runner '" + o.runner +
+            "': the cluster measures in worker processes");
+  else if (!o.isolate && ctx.config().Has("collage.measure_timeout_s"))
+    LogWarn("collage.measure_timeout_s has no effect with collage.measure_isolate=false: "
+            "a candidate timed in this process cannot be stopped");
   return o;
+}
+
+std::string MeasuringCostEstimator::RemoteFingerprint(const std::string& targets) {
+  if (options_.runner == "local") return "";  // the local worker is this machine
+  auto it = fingerprints_.find(targets);
+  if (it == fingerprints_.end())
+    it = fingerprints_.emplace(targets, FingerprintHash(RunnerFingerprint(targets))).first;
+  return it->second;
 }
 
 int MeasureThreads(const Target& target) {
@@ -120,7 +136,7 @@ EstimateResult MeasuringCostEstimator::TimeCandidate(const std::shared_ptr<runti
   MeasureJob job;
   job.threads = num_threads;
   for (const Target& t : targets) job.targets += (job.targets.empty() ? "" : ";") + t.ToString();
-  job.fingerprint = FingerprintHash(RunnerFingerprint(job.targets));
+  job.fingerprint = RemoteFingerprint(job.targets);
   job.bytes = exe->SaveToBytes();
   return worker->Measure(std::move(job), Timing(true));
 }
@@ -273,7 +289,7 @@ std::vector<EstimateResult> MeasuringCostEstimator::EstimateAll(
           job.threads = MeasureThreads(requests[i].target);
           std::vector<Target> targets = BuildTargets(requests[i].target);
           for (const Target& t : targets) job.targets += (job.targets.empty() ? "" : ";") + t.ToString();
-          job.fingerprint = FingerprintHash(RunnerFingerprint(job.targets));
+          job.fingerprint = RemoteFingerprint(job.targets);
           job.bytes = build(i)->SaveToBytes();
           return job;
         },

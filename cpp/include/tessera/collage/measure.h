@@ -76,6 +76,10 @@ class MeasuringCostEstimator : public CostEstimator {
   runtime::TimingOptions Timing(bool cold) const;
   /// The worker, started when isolating and the executable is found (else null).
   MeasureWorker* Worker();
+  /// The fingerprint hash remote workers must have for `targets` ("" for the local
+  /// runner), computed once per targets text.
+  std::string RemoteFingerprint(const std::string& targets);
+  std::map<std::string, std::string> fingerprints_;
 };
 
 /// The thread count candidates for `target` are measured with: the one the program will
