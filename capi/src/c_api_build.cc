@@ -76,9 +76,9 @@ TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
     std::shared_ptr<Executable> exe;
     if (context) {
       tessera::PassContext::Scope scope(context->ctx);
-      exe = tessera::Build(module->mod, list);
+      exe = tessera::Build(BorrowModule(module), list);
     } else {
-      exe = tessera::Build(module->mod, list);
+      exe = tessera::Build(BorrowModule(module), list);
     }
     *out = MakeExecutable(std::move(exe), ExecutorOptionsFor(list.front()));
   });

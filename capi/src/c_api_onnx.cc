@@ -27,7 +27,7 @@ TsStatus TsModuleFromONNX(const char* path, const char* const* shape_names,
       options.shape_overrides[shape_names[i]] =
           std::vector<int64_t>(shapes[i], shapes[i] + ranks[i]);
     }
-    *out = new TsModule_{tessera::frontend::FromOnnxFile(path, options)};
+    *out = GiveModule(tessera::frontend::FromOnnxFile(path, options));
   });
 }
 

@@ -158,6 +158,10 @@ const char* TsGetVersion(void) { return tessera::Version(); }
 
 int32_t TsGetCApiVersion(void) { return TS_C_API_VERSION; }
 
+void TsSetLastError(const char* message) {
+  tessera::capi::Fail(TS_OK, message ? message : "");
+}
+
 const char* TsGetLastError(void) {
   return tessera::capi::LastError();
 }

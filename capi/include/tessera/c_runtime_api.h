@@ -52,6 +52,22 @@ typedef struct TsExecutable_* TsExecutable; /**< a compiled model and its execut
 /** Receives text produced by the library (not NUL-terminated; `data` valid during the call). */
 typedef void (*TsStringCallback)(const char* data, size_t length, void* user_data);
 
+/** A string that is not NUL-terminated: `length` bytes at `data`. Strings the library
+ *  returns this way are borrowed from the object they came from (valid while it lives). */
+typedef struct TsStringRef {
+  const char* data;
+  size_t length;
+} TsStringRef;
+
+/** Releases the `user_data` of a callback the library held (called once, when the object
+ *  that holds the callback is destroyed). */
+typedef void (*TsUserDataDestroy)(void* user_data);
+
+/** Sets this thread's last error to `message` (NUL-terminated). A callback given to the
+ *  library that fails calls it, then returns its error status: the library's call fails
+ *  with that status and message. */
+TS_CAPI_EXPORT void TsSetLastError(const char* message);
+
 /* ---- Tensors ------------------------------------------------------------------------ */
 
 /** Element type, laid out as DLPack's DLDataType: code (0 int, 1 uint, 2 float,
