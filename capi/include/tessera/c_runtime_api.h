@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,12 @@ typedef struct TsStringRef {
   const char* data;
   size_t length;
 } TsStringRef;
+
+/** A TsStringRef viewing the NUL-terminated `text` (NULL gives an empty string). */
+static inline TsStringRef TsStringRefFromC(const char* text) {
+  TsStringRef ref = {text ? text : "", text ? strlen(text) : 0};
+  return ref;
+}
 
 /** Releases the `user_data` of a callback the library held (called once, when the object
  *  that holds the callback is destroyed). */
