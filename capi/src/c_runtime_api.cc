@@ -7,6 +7,9 @@
 #include <string>
 
 #include "c_runtime_internal.h"
+#include "tessera/runtime/native_module.h"
+#include "tessera/runtime/npy.h"
+#include "tessera/support/logging.h"
 #include "tessera/support/version.h"
 
 using namespace tessera::capi;
@@ -154,9 +157,13 @@ void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t 
 
 extern "C" {
 
-const char* TsGetVersion(void) { return tessera::Version(); }
+const char* TsGetVersion(void) {
+  return tessera::Version();
+}
 
-int32_t TsGetCApiVersion(void) { return TS_C_API_VERSION; }
+int32_t TsGetCApiVersion(void) {
+  return TS_C_API_VERSION;
+}
 
 void TsSetLastError(const char* message) {
   tessera::capi::Fail(TS_OK, message ? message : "");
@@ -191,7 +198,7 @@ const char* TsStatusName(TsStatus status) {
 }
 
 TsStatus TsNDArrayFromBuffer(void* data, const int64_t* shape, int32_t ndim, TsDType dtype,
-                            TsNDArray* out) {
+                             TsNDArray* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     std::vector<int64_t> dims = ShapeFromC(shape, ndim);
@@ -209,7 +216,7 @@ TsStatus TsNDArrayCreate(const int64_t* shape, int32_t ndim, TsDType dtype, TsND
 }
 
 TsStatus TsNDArrayGetInfo(TsNDArray tensor, void** data, const int64_t** shape, int32_t* ndim,
-                         TsDType* dtype) {
+                          TsDType* dtype) {
   TS_REQUIRE(tensor);
   return Guard([&] {
     if (data) *data = tensor->array.data();
@@ -274,8 +281,7 @@ TsStatus TsExecutableGetInputType(TsExecutable executable, size_t index, const i
   TS_REQUIRE(executable);
   return Guard([&] {
     size_t n = executable->exe->input_names().size();
-    if (index >= n)
-      TS_THROW(kValue) << "TsExecutableGetInputType: input " << index << " of " << n;
+    if (index >= n) TS_THROW(kValue) << "TsExecutableGetInputType: input " << index << " of " << n;
     for (const tessera::runtime::Slot& s : executable->exe->slots()) {
       if (s.kind != tessera::runtime::SlotKind::kInput || s.index != static_cast<int>(index))
         continue;
@@ -334,6 +340,114 @@ TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_n
         executable->executor->Profile(NamedInputs(input_names, inputs, num_inputs), repeat);
     Emit(report.table, callback, user_data);
   });
+}
+
+TsStatus TsExecutableBenchmarkStats(TsExecutable executable, const char* const* input_names,
+                                    const TsNDArray* inputs, size_t num_inputs, int warmup,
+                                    int repeat, TsBenchmarkStats* out) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(out);
+  TS_REQUIRE_INPUTS();
+  return Guard([&] {
+    if (warmup < 0 || repeat < 1)
+      TS_THROW(kValue) << "TsExecutableBenchmarkStats: needs warmup >= 0 and repeat >= 1, got "
+                       << "warmup=" << warmup << ", repeat=" << repeat;
+    tessera::runtime::BenchmarkResult r = executable->executor->Benchmark(
+        NamedInputs(input_names, inputs, num_inputs), warmup, repeat);
+    *out = TsBenchmarkStats{r.median_ms, r.p90_ms, r.min_ms, r.mean_ms, r.repeat};
+  });
+}
+
+TsStatus TsExecutableProfileJSON(TsExecutable executable, const char* const* input_names,
+                                 const TsNDArray* inputs, size_t num_inputs, int repeat,
+                                 TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  TS_REQUIRE_INPUTS();
+  return Guard([&] {
+    if (repeat < 1)
+      TS_THROW(kValue) << "TsExecutableProfileJSON: needs repeat >= 1, got " << repeat;
+    tessera::runtime::ProfileReport report =
+        executable->executor->Profile(NamedInputs(input_names, inputs, num_inputs), repeat);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const tessera::runtime::ProfileRow& row : report.rows)
+      rows.push_back({{"symbol", row.symbol},
+                      {"backend", row.module_kind},
+                      {"calls", row.calls},
+                      {"total_ms", row.total_ms},
+                      {"mean_ms", row.mean_ms},
+                      {"share", row.share}});
+    nlohmann::json out = {{"rows", rows}, {"total_ms", report.total_ms}, {"table", report.table}};
+    Emit(out.dump(), callback, user_data);
+  });
+}
+
+TsStatus TsExecutableGetNumOutputs(TsExecutable executable, size_t* num_outputs) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(num_outputs);
+  return Guard([&] { *num_outputs = executable->exe->output_slots().size(); });
+}
+
+TsStatus TsExecutableReturnsTuple(TsExecutable executable, int* returns_tuple) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(returns_tuple);
+  return Guard([&] { *returns_tuple = executable->exe->returns_tuple() ? 1 : 0; });
+}
+
+TsStatus TsExecutableGetKernels(TsExecutable executable, TsStringCallback callback,
+                                void* user_data) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  return Guard([&] {
+    for (const auto& instruction : executable->exe->instructions())
+      Emit(instruction.symbol, callback, user_data);
+  });
+}
+
+TsStatus TsExecutableGetMemoryPlan(TsExecutable executable, TsMemoryPlan* out) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    const tessera::runtime::MemoryPlanStats& p = executable->exe->memory_plan();
+    *out = TsMemoryPlan{p.arena_bytes, p.num_storages, p.num_intermediates,
+                        p.total_intermediate_bytes};
+  });
+}
+
+TsStatus TsExecutableGetSource(TsExecutable executable, TsStringCallback callback, void* user_data,
+                               int* has_source) {
+  TS_REQUIRE(executable);
+  TS_REQUIRE(callback);
+  TS_REQUIRE(has_source);
+  return Guard([&] {
+    const auto* native =
+        dynamic_cast<const tessera::runtime::NativeModuleNode*>(executable->exe->module().get());
+    *has_source = native ? 1 : 0;
+    if (native) Emit(native->source(), callback, user_data);
+  });
+}
+
+TsStatus TsSetLogLevel(const char* level) {
+  TS_REQUIRE(level);
+  return Guard([&] { tessera::SetLogLevel(level); });
+}
+
+TsStatus TsNDArrayDescribe(TsNDArray tensor, TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(tensor);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(tensor->array.Describe(), callback, user_data); });
+}
+
+TsStatus TsNDArrayReadNpy(const char* path, TsNDArray* out) {
+  TS_REQUIRE(path);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = new TsNDArray_{tessera::ReadNpy(path)}; });
+}
+
+TsStatus TsNDArrayWriteNpy(const char* path, TsNDArray tensor) {
+  TS_REQUIRE(path);
+  TS_REQUIRE(tensor);
+  return Guard([&] { tessera::WriteNpy(path, tensor->array); });
 }
 
 TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,

@@ -68,6 +68,49 @@ static void RunOne(const char* dir, const char* name, TsNDArray* inputs) {
   printf("%s: max |diff| %.3g vs the compiler's run; kernels:\n%s", name, worst,
          profile.text ? profile.text : "");
   free(profile.text);
+
+  /* The executable's description: outputs, kernels, memory plan, source, statistics. */
+  size_t num_outputs = 0;
+  int returns_tuple = -1, has_source = -1;
+  CHECK(TsExecutableGetNumOutputs(exe, &num_outputs) == TS_OK && num_outputs == 1);
+  CHECK(TsExecutableReturnsTuple(exe, &returns_tuple) == TS_OK && returns_tuple == 0);
+  GrowingBuffer kernels = {NULL, 0};
+  CHECK(TsExecutableGetKernels(exe, append_growing, &kernels) == TS_OK && kernels.length > 0);
+  free(kernels.text);
+  TsMemoryPlan plan = {0, 0, 0, 0};
+  CHECK(TsExecutableGetMemoryPlan(exe, &plan) == TS_OK);
+  CHECK(plan.num_intermediates >= plan.num_storages &&
+        plan.arena_bytes <= plan.total_intermediate_bytes);
+  GrowingBuffer source = {NULL, 0};
+  CHECK(TsExecutableGetSource(exe, append_growing, &source, &has_source) == TS_OK);
+  /* A native module loaded from a file keeps no source: present but empty. */
+  CHECK(has_source == 1 && source.length == 0);
+  free(source.text);
+  TsBenchmarkStats stats = {0, 0, 0, 0, 0};
+  CHECK(TsExecutableBenchmarkStats(exe, kFixtureNames, inputs, kFixtureInputs, 1, 3, &stats) ==
+        TS_OK);
+  CHECK(stats.repeat == 3 && stats.min_ms > 0 && stats.min_ms <= stats.median_ms &&
+        stats.median_ms <= stats.p90_ms && stats.mean_ms >= stats.min_ms);
+  CHECK(TsExecutableBenchmarkStats(exe, kFixtureNames, inputs, kFixtureInputs, 1, 0, &stats) ==
+        TS_ERROR_VALUE);
+  GrowingBuffer json = {NULL, 0};
+  CHECK(TsExecutableProfileJSON(exe, kFixtureNames, inputs, kFixtureInputs, 1, append_growing,
+                                &json) == TS_OK);
+  CHECK(json.text && strstr(json.text, "\"rows\"") && strstr(json.text, "\"total_ms\""));
+  free(json.text);
+
+  /* .npy files round-trip a tensor. */
+  snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+  TsNDArray back = NULL;
+  CHECK(TsNDArrayWriteNpy(path, out) == TS_OK && TsNDArrayReadNpy(path, &back) == TS_OK);
+  float* back_data = NULL;
+  CHECK(TsNDArrayGetInfo(back, (void**)&back_data, &shape, &ndim, NULL) == TS_OK && ndim == 2);
+  CHECK(back_data && got && memcmp(back_data, got, sizeof(float) * kFixtureOutputElems) == 0);
+  GrowingBuffer describe = {NULL, 0};
+  CHECK(TsNDArrayDescribe(back, append_growing, &describe) == TS_OK && describe.text &&
+        strstr(describe.text, "float32") != NULL);
+  free(describe.text);
+  TsNDArrayDestroy(back);
   TsNDArrayDestroy(out);
   TsExecutableDestroy(exe);
 }
@@ -106,6 +149,14 @@ int main(int argc, char** argv) {
   }
   CHECK(TsExecutableLoad(path, 0, &exe) == TS_ERROR_PARSE && exe == NULL);
   CHECK(strstr(TsGetLastError(), "truncated") != NULL || strstr(TsGetLastError(), "version") != NULL);
+  snprintf(path, sizeof path, "%s/no-such-file.npy", argv[1]);
+  TsNDArray missing = NULL;
+  CHECK(TsNDArrayReadNpy(path, &missing) != TS_OK && missing == NULL);
+  CHECK(TsNDArrayReadNpy(path, &missing) != TS_OK && strstr(TsGetLastError(), "no-such-file"));
+  CHECK(TsSetLogLevel("warn") == TS_OK);
+  CHECK(TsSetLogLevel("loud") == TS_ERROR_VALUE && strstr(TsGetLastError(), "loud") != NULL);
+  TsSetLastError("from a callback");
+  CHECK(strcmp(TsGetLastError(), "from a callback") == 0);
 
   for (int k = 0; k < kFixtureInputs; ++k) {
     TsNDArrayDestroy(inputs[k]);

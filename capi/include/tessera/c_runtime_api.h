@@ -98,6 +98,14 @@ TS_CAPI_EXPORT TsStatus TsNDArrayGetInfo(TsNDArray tensor, void** data, const in
                                         int32_t* ndim, TsDType* dtype);
 /** Releases a tensor (NULL is ignored). */
 TS_CAPI_EXPORT void TsNDArrayDestroy(TsNDArray tensor);
+/** A one-line description of the tensor ("float32[2, 3]") through `callback`. */
+TS_CAPI_EXPORT TsStatus TsNDArrayDescribe(TsNDArray tensor, TsStringCallback callback,
+                                         void* user_data);
+/** Reads a NumPy .npy file into a new tensor the caller destroys. A missing file fails with
+ *  TS_ERROR_NOT_FOUND or TS_ERROR_IO, a malformed one with TS_ERROR_PARSE. */
+TS_CAPI_EXPORT TsStatus TsNDArrayReadNpy(const char* path, TsNDArray* out);
+/** Writes the tensor as a NumPy .npy file. */
+TS_CAPI_EXPORT TsStatus TsNDArrayWriteNpy(const char* path, TsNDArray tensor);
 
 /** DLPack's managed tensor; include <dlpack/dlpack.h> to use the DLPack functions. */
 struct DLManagedTensor;
@@ -145,6 +153,27 @@ TS_CAPI_EXPORT TsStatus TsExecutableBenchmark(TsExecutable executable,
                                               const TsNDArray* inputs, size_t num_inputs, int warmup,
                                               int repeat, double* median_ms, double* p90_ms,
                                               double* min_ms);
+/** What TsExecutableBenchmarkStats measured (milliseconds per run). */
+typedef struct TsBenchmarkStats {
+  double median_ms;
+  double p90_ms;
+  double min_ms;
+  double mean_ms;
+  int32_t repeat; /**< timed runs */
+} TsBenchmarkStats;
+/** TsExecutableBenchmark with every statistic in one struct. */
+TS_CAPI_EXPORT TsStatus TsExecutableBenchmarkStats(TsExecutable executable,
+                                                   const char* const* input_names,
+                                                   const TsNDArray* inputs, size_t num_inputs,
+                                                   int warmup, int repeat, TsBenchmarkStats* out);
+/** Runs `repeat` times timing each kernel and passes JSON to `callback`: {"rows": [{"symbol",
+ *  "backend", "calls", "total_ms", "mean_ms", "share"}] slowest first, "total_ms", "table"}
+ *  ("table" is what TsExecutableProfile prints). */
+TS_CAPI_EXPORT TsStatus TsExecutableProfileJSON(TsExecutable executable,
+                                                const char* const* input_names,
+                                                const TsNDArray* inputs, size_t num_inputs,
+                                                int repeat, TsStringCallback callback,
+                                                void* user_data);
 /** Runs `repeat` times timing each kernel; passes the per-kernel table (symbol, module,
  *  calls, times, share) to `callback`. */
 TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char* const* input_names,
@@ -156,6 +185,31 @@ TS_CAPI_EXPORT TsStatus TsExecutableProfile(TsExecutable executable, const char*
  *  compiler's c_api.h renders it). Without Collage the callback gets "". */
 TS_CAPI_EXPORT TsStatus TsExecutableGetReport(TsExecutable executable, TsStringCallback callback,
                                               void* user_data);
+/** The number of results of @main (a tuple result counts its fields). */
+TS_CAPI_EXPORT TsStatus TsExecutableGetNumOutputs(TsExecutable executable, size_t* num_outputs);
+/** 1 when @main returns a tuple, else 0. */
+TS_CAPI_EXPORT TsStatus TsExecutableReturnsTuple(TsExecutable executable, int* returns_tuple);
+/** Calls `callback` once per kernel the executable runs, in execution order (its symbol). */
+TS_CAPI_EXPORT TsStatus TsExecutableGetKernels(TsExecutable executable, TsStringCallback callback,
+                                               void* user_data);
+/** The memory plan of the executable's intermediates. */
+typedef struct TsMemoryPlan {
+  size_t arena_bytes;              /**< peak intermediate bytes (the arena's size) */
+  int32_t num_storages;            /**< storages the intermediates share */
+  int32_t num_intermediates;       /**< intermediate tensors */
+  size_t total_intermediate_bytes; /**< what one buffer per intermediate would take */
+} TsMemoryPlan;
+/** Fills `*out` with the executable's memory plan. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetMemoryPlan(TsExecutable executable, TsMemoryPlan* out);
+/** The generated C source of a native executable through `callback`; `*has_source` is 1 then
+ *  (the source is empty for one loaded from a file), and 0 (no callback call) for other
+ *  kinds. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetSource(TsExecutable executable, TsStringCallback callback,
+                                              void* user_data, int* has_source);
+/** Sets the log level of the runtime and the compiler (one logger): "trace", "debug",
+ *  "info", "warn", "error" or "off"; anything else fails with TS_ERROR_VALUE. */
+TS_CAPI_EXPORT TsStatus TsSetLogLevel(const char* level);
+
 /** Releases an executable (NULL is ignored). */
 TS_CAPI_EXPORT void TsExecutableDestroy(TsExecutable executable);
 
