@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/runtime_bindings.h"
+#include "legacy/runtime_bindings.h"
 #include "tessera/ir/attrs.h"
 #include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"

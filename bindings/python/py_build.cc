@@ -1,6 +1,9 @@
 // Bindings of build and executables: compile a module for targets, run, time, profile,
 // save and load the result.
 #include "bindings.h"
+#include "common/capi_glue.h"
+// Transitional, until build goes through TsBuild: wraps the C++ executable as a TsExecutable.
+#include "../../capi/src/c_runtime_internal.h"
 #include "py_pattern_convert.h"
 #include "tessera/backend/external_native.h"
 #include "tessera/backend/build.h"
@@ -26,7 +29,9 @@ void BindBuild(py::module_& m) {
         }
         runtime::ExecutorOptions options;
         if (!targets.empty()) options = ExecutorOptionsFor(targets.front());
-        return MakePyExecutable(std::move(exe), options);
+        return tessera_py::PyExecutable{
+            tessera_py::Shared<TsExecutable, TsExecutableDestroy>(
+                capi::MakeExecutable(std::move(exe), options))};
       },
       py::arg("mod"), py::arg("targets"));
   m.def(

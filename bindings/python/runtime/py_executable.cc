@@ -1,29 +1,42 @@
 // Bindings of executables: tessera._runtime.Executable (run, time, profile, save) and
 // load, plus .npy files. Runtime only: a deployed service imports just this extension.
-#include "runtime_bindings.h"
-#include "tessera/runtime/native_module.h"
-#include "tessera/runtime/npy.h"
+#include <string>
+#include <vector>
 
-namespace tessera::python {
+#include <pybind11/stl.h>
+
+#include "../common/capi_glue.h"
+
+namespace tessera_py {
 
 namespace {
 
-/// Inputs by name from a dict of NumPy arrays (borrowed without copies where possible).
-std::map<std::string, NDArray> InputsFromPy(const py::dict& inputs) {
-  std::map<std::string, NDArray> arrays;
-  for (auto [key, value] : inputs) {
-    std::string name = py::str(key);
-    arrays[name] = NDArrayFromPy(value, "input '" + name + "'", /*copy=*/false);
+/// Inputs by name from a dict of arrays (borrowed without copies where possible), in the
+/// parallel-array form the C API takes.
+struct Inputs {
+  explicit Inputs(const py::dict& inputs) {
+    for (auto [key, value] : inputs) {
+      std::string name = py::str(key);
+      arrays.push_back(NDArrayFromPy(value, "input '" + name + "'", /*copy=*/false));
+      names.push_back(std::move(name));
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      name_ptrs.push_back(names[i].c_str());
+      handles.push_back(arrays[i].get());
+    }
   }
-  return arrays;
+  std::vector<std::string> names;
+  std::vector<Shared<TsNDArray, TsNDArrayDestroy>> arrays;
+  std::vector<const char*> name_ptrs;
+  std::vector<TsNDArray> handles;
+};
+
+TsExecutable Exe(const PyExecutable& e) {
+  return e.handle.get();
 }
 
-/// NumPy arrays, or tessera NDArrays with `as_ndarray`.
-py::list OutputsToPy(const std::vector<NDArray>& outputs, bool as_ndarray) {
-  py::list out;
-  for (const NDArray& a : outputs)
-    out.append(as_ndarray ? py::cast(a) : NDArrayToPy(a, /*writeable=*/true));
-  return out;
+py::object Json(const std::string& text) {
+  return py::module_::import("json").attr("loads")(text);
 }
 
 }  // namespace
@@ -31,33 +44,55 @@ py::list OutputsToPy(const std::vector<NDArray>& outputs, bool as_ndarray) {
 void BindExecutable(py::module_& m) {
   py::class_<PyExecutable>(m, "Executable", "A compiled model and the executor that runs it.")
       .def_property_readonly("input_names",
-                             [](const PyExecutable& e) { return e.exe->input_names(); })
+                             [](const PyExecutable& e) {
+                               std::vector<std::string> names;
+                               Check(TsExecutableGetInputNames(Exe(e), &AppendToStrings, &names));
+                               return names;
+                             })
       .def_property_readonly("input_types",
                              [](const PyExecutable& e) {
                                // (shape, dtype) per parameter, in input_names order.
-                               py::list out(e.exe->input_names().size());
-                               for (const runtime::Slot& s : e.exe->slots())
-                                 if (s.kind == runtime::SlotKind::kInput)
-                                   out[s.index] = py::make_tuple(s.shape, DTypeName(s.dtype));
+                               size_t n = 0;
+                               Check(TsExecutableGetNumInputs(Exe(e), &n));
+                               py::list out;
+                               for (size_t i = 0; i < n; ++i) {
+                                 const int64_t* shape = nullptr;
+                                 int32_t ndim = 0;
+                                 TsDType dtype{};
+                                 Check(TsExecutableGetInputType(Exe(e), i, &shape, &ndim, &dtype));
+                                 out.append(py::make_tuple(
+                                     std::vector<int64_t>(shape, shape + ndim), DTypeName(dtype)));
+                               }
                                return out;
                              })
       .def_property_readonly("num_outputs",
-                             [](const PyExecutable& e) { return e.exe->output_slots().size(); })
-      .def_property_readonly(
-          "returns_tuple",
-          [](const PyExecutable& e) { return e.exe->returns_tuple(); })
+                             [](const PyExecutable& e) {
+                               size_t n = 0;
+                               Check(TsExecutableGetNumOutputs(Exe(e), &n));
+                               return n;
+                             })
+      .def_property_readonly("returns_tuple",
+                             [](const PyExecutable& e) {
+                               int tuple = 0;
+                               Check(TsExecutableReturnsTuple(Exe(e), &tuple));
+                               return tuple != 0;
+                             })
       .def_property_readonly("num_threads",
-                             [](const PyExecutable& e) { return e.executor->pool().num_threads(); })
+                             [](const PyExecutable& e) {
+                               int n = 0;
+                               Check(TsExecutableGetNumThreads(Exe(e), &n));
+                               return n;
+                             })
       .def_property_readonly("kernels",
                              [](const PyExecutable& e) {
                                std::vector<std::string> symbols;
-                               for (const auto& i : e.exe->instructions())
-                                 symbols.push_back(i.symbol);
+                               Check(TsExecutableGetKernels(Exe(e), &AppendToStrings, &symbols));
                                return symbols;
                              })
       .def_property_readonly("memory_plan",
                              [](const PyExecutable& e) {
-                               const runtime::MemoryPlanStats& p = e.exe->memory_plan();
+                               TsMemoryPlan p{};
+                               Check(TsExecutableGetMemoryPlan(Exe(e), &p));
                                py::dict d;
                                d["arena_bytes"] = p.arena_bytes;
                                d["num_storages"] = p.num_storages;
@@ -67,34 +102,49 @@ void BindExecutable(py::module_& m) {
                              })
       .def("source",
            [](const PyExecutable& e) -> py::object {
-             const auto* native =
-                 dynamic_cast<const runtime::NativeModuleNode*>(e.exe->module().get());
-             if (!native) return py::none();
-             return py::str(native->source());
+             std::string source;
+             int has_source = 0;
+             Check(TsExecutableGetSource(Exe(e), &AppendText, &source, &has_source));
+             if (!has_source) return py::none();
+             return py::str(source);
            })
       .def(
           "run",
           [](PyExecutable& e, py::dict inputs, bool as_ndarray) {
-            std::map<std::string, NDArray> arrays = InputsFromPy(inputs);
-            std::vector<NDArray> outputs;
+            Inputs in(inputs);
+            size_t max_outputs = 0, n = 0;
+            Check(TsExecutableGetNumOutputs(Exe(e), &max_outputs));
+            std::vector<TsNDArray> outputs(max_outputs, nullptr);
+            TsStatus status;
             {
               py::gil_scoped_release release;
-              outputs = e.executor->Run(arrays);
+              status = TsExecutableRun(Exe(e), in.name_ptrs.data(), in.handles.data(),
+                                       in.handles.size(), outputs.data(), max_outputs, &n);
             }
-            return OutputsToPy(outputs, as_ndarray);
+            Check(status);
+            py::list out;
+            for (size_t i = 0; i < n; ++i) {
+              PyNDArray a{Shared<TsNDArray, TsNDArrayDestroy>(outputs[i])};
+              out.append(as_ndarray ? py::cast(a) : NDArrayToPy(a.handle.get(), true));
+            }
+            return out;
           },
           py::arg("inputs"), py::arg("as_ndarray") = false)
       .def("benchmark",
            [](PyExecutable& e, py::dict inputs, int warmup, int repeat) {
              if (warmup < 0 || repeat < 1)
-               TS_THROW(kValue) << "benchmark needs warmup >= 0 and repeat >= 1, got warmup="
-                                << warmup << ", repeat=" << repeat;
-             std::map<std::string, NDArray> arrays = InputsFromPy(inputs);
-             runtime::BenchmarkResult r;
+               Raise(TS_ERROR_VALUE, "benchmark needs warmup >= 0 and repeat >= 1, got warmup=" +
+                                         std::to_string(warmup) +
+                                         ", repeat=" + std::to_string(repeat));
+             Inputs in(inputs);
+             TsBenchmarkStats r{};
+             TsStatus status;
              {
                py::gil_scoped_release release;
-               r = e.executor->Benchmark(arrays, warmup, repeat);
+               status = TsExecutableBenchmarkStats(Exe(e), in.name_ptrs.data(), in.handles.data(),
+                                                   in.handles.size(), warmup, repeat, &r);
              }
+             Check(status);
              py::dict d;
              d["median_ms"] = r.median_ms;
              d["p90_ms"] = r.p90_ms;
@@ -105,48 +155,53 @@ void BindExecutable(py::module_& m) {
            })
       .def("profile",
            [](PyExecutable& e, py::dict inputs, int repeat) {
-             if (repeat < 1) TS_THROW(kValue) << "profile needs repeat >= 1, got " << repeat;
-             std::map<std::string, NDArray> arrays = InputsFromPy(inputs);
-             runtime::ProfileReport r;
+             if (repeat < 1)
+               Raise(TS_ERROR_VALUE, "profile needs repeat >= 1, got " + std::to_string(repeat));
+             Inputs in(inputs);
+             std::string json;
+             TsStatus status;
              {
                py::gil_scoped_release release;
-               r = e.executor->Profile(arrays, repeat);
+               status = TsExecutableProfileJSON(Exe(e), in.name_ptrs.data(), in.handles.data(),
+                                                in.handles.size(), repeat, &AppendText, &json);
              }
-             py::list rows;
-             for (const runtime::ProfileRow& row : r.rows) {
-               py::dict d;
-               d["symbol"] = row.symbol;
-               d["backend"] = row.module_kind;
-               d["calls"] = row.calls;
-               d["total_ms"] = row.total_ms;
-               d["mean_ms"] = row.mean_ms;
-               d["share"] = row.share;
-               rows.append(d);
-             }
-             return py::make_tuple(rows, r.total_ms, r.table);
+             Check(status);
+             py::dict report = Json(json);
+             return py::make_tuple(report["rows"], report["total_ms"], report["table"]);
            })
-      .def("save", [](const PyExecutable& e, const std::string& path) { e.exe->Save(path); })
-      .def_property_readonly("collage_report",
-                             [](const PyExecutable& e) { return e.exe->collage_report(); });
+      .def("save", [](const PyExecutable& e,
+                      const std::string& path) { Check(TsExecutableSave(Exe(e), path.c_str())); })
+      .def_property_readonly("collage_report", [](const PyExecutable& e) {
+        return Text(
+            [&](TsStringCallback cb, void* u) { return TsExecutableGetReport(Exe(e), cb, u); });
+      });
 
   m.def(
       "load",
       [](const std::string& path, int num_threads) {
-        if (num_threads < 0) TS_THROW(kValue) << "num_threads must be >= 0, got " << num_threads;
-        runtime::ExecutorOptions options;
-        options.num_threads = num_threads;
-        return MakePyExecutable(runtime::Executable::Load(path), options);
+        if (num_threads < 0)
+          Raise(TS_ERROR_VALUE, "num_threads must be >= 0, got " + std::to_string(num_threads));
+        TsExecutable exe = nullptr;
+        Check(TsExecutableLoad(path.c_str(), num_threads, &exe));
+        return PyExecutable{Shared<TsExecutable, TsExecutableDestroy>(exe)};
       },
       py::arg("path"), py::arg("num_threads") = 0);
   m.def(
-      "read_npy", [](const std::string& path) { return NDArrayToPy(ReadNpy(path), true); },
+      "read_npy",
+      [](const std::string& path) {
+        TsNDArray out = nullptr;
+        Check(TsNDArrayReadNpy(path.c_str(), &out));
+        Shared<TsNDArray, TsNDArrayDestroy> owned(out);
+        return NDArrayToPy(owned.get(), true);
+      },
       py::arg("path"));
   m.def(
       "write_npy",
       [](const std::string& path, py::object array) {
-        WriteNpy(path, NDArrayFromPy(array, "write_npy array", /*copy=*/false));
+        auto a = NDArrayFromPy(array, "write_npy array", /*copy=*/false);
+        Check(TsNDArrayWriteNpy(path.c_str(), a.get()));
       },
       py::arg("path"), py::arg("array"));
 }
 
-}  // namespace tessera::python
+}  // namespace tessera_py

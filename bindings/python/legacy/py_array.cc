@@ -76,10 +76,6 @@ NDArray NDArrayFromDLPack(py::handle obj, const std::string& what) {
 }
 
 NDArray NDArrayFromPy(py::handle obj, const std::string& what, bool copy) {
-  if (py::isinstance<NDArray>(obj)) {
-    const NDArray& a = obj.cast<const NDArray&>();
-    return copy ? a.Copy() : a;
-  }
   if (!py::isinstance<py::array>(obj)) {
     // Any other tensor (PyTorch, ...) comes in zero-copy through DLPack.
     if (HasDLPack(obj)) {

@@ -1,5 +1,5 @@
-// Private glue of the tessera._runtime extension, shared with tessera._core: NumPy and
-// DLPack conversions, the error classes and the Python Executable. Runtime headers only.
+// Transitional glue of tessera._core while its bindings move onto the C API: NumPy and
+// DLPack conversions of C++ NDArrays and the translation of C++ errors.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -41,24 +41,7 @@ void InitErrorClasses();
 /// Raises TesseraConfigError (TesseraNotFoundError and AttributeError) carrying `e`.
 [[noreturn]] void RaiseConfigError(const Error& e);
 
-/// An executable with the executor that runs it (one arena, one thread pool): the class
-/// `tessera._runtime.Executable`, which tessera._core's build returns too.
-struct PyExecutable {
-  std::shared_ptr<runtime::Executable> exe;
-  std::shared_ptr<runtime::Executor> executor;
-};
-/// `exe` with a new executor of `options`.
-inline PyExecutable MakePyExecutable(std::shared_ptr<runtime::Executable> exe,
-                                     runtime::ExecutorOptions options) {
-  auto executor = std::make_shared<runtime::Executor>(exe, options);
-  return PyExecutable{std::move(exe), std::move(executor)};
-}
-
 /// Registers the translation of tessera::Error into the classes by ErrorKind.
 void BindErrors(py::module_& m);
-/// tessera._runtime.NDArray and its DLPack functions.
-void BindNDArray(py::module_& m);
-/// tessera._runtime.Executable, load, and .npy files.
-void BindExecutable(py::module_& m);
 
 }  // namespace tessera::python

@@ -1,0 +1,92 @@
+// Errors across the C API: statuses become tessera.error's classes, and a Python exception
+// raised in a callback the library called travels back out unchanged.
+#include "capi_glue.h"
+
+namespace tessera_py {
+
+namespace {
+
+// Classes by status (index = TsStatus), looked up once; the references are deliberately
+// leaked so that raising never touches a finalised object.
+constexpr int kNumStatuses = TS_ERROR_INVALID_ARGUMENT + 1;
+PyObject* g_classes[kNumStatuses] = {};
+
+// The exception a Python callback raised during the current C call on this thread.
+thread_local std::unique_ptr<py::error_already_set> g_pending;
+
+}  // namespace
+
+void InitErrorClasses() {
+  if (g_classes[TS_ERROR_PARSE]) return;
+  py::module_ errors = py::module_::import("tessera.error");
+  py::dict by_kind = errors.attr("BY_KIND");
+  for (int s = 1; s < kNumStatuses; ++s) {
+    // An invalid argument (a None where a handle is required) is a value error.
+    const char* name =
+        TsStatusName(s == TS_ERROR_INVALID_ARGUMENT ? TS_ERROR_VALUE : static_cast<TsStatus>(s));
+    if (!by_kind.contains(name))
+      throw std::runtime_error(std::string("tessera.error.BY_KIND has no class for '") + name +
+                               "'");
+    g_classes[s] = py::object(by_kind[name]).inc_ref().ptr();
+  }
+}
+
+py::handle ErrorClass(TsStatus status) {
+  int s = static_cast<int>(status);
+  return g_classes[s > 0 && s < kNumStatuses ? s : TS_ERROR_INTERNAL];
+}
+
+void Raise(TsStatus status, const std::string& message) {
+  PyErr_SetString(ErrorClass(status).ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+void ForgetPendingError() {
+  if (g_pending) {
+    // Dropping the stored exception touches Python objects: hold the GIL.
+    py::gil_scoped_acquire gil;
+    g_pending.reset();
+  }
+}
+
+void RaiseStatus(TsStatus status) {
+  if (g_pending) {
+    std::unique_ptr<py::error_already_set> pending = std::move(g_pending);
+    throw py::error_already_set(std::move(*pending));
+  }
+  Raise(status, TsGetLastError());
+}
+
+TsStatus CallPython(const std::function<void()>& body) noexcept {
+  py::gil_scoped_acquire gil;
+  try {
+    body();
+    return TS_OK;
+  } catch (py::error_already_set& e) {
+    // A tessera error keeps its status; any other exception is the caller's own and
+    // comes back out as it was.
+    TsStatus status = TS_ERROR_VALUE;
+    for (int s = 1; s < kNumStatuses; ++s)
+      if (g_classes[s] && e.matches(g_classes[s]) && s != TS_ERROR_INVALID_ARGUMENT) {
+        status = static_cast<TsStatus>(s);
+        break;
+      }
+    std::string message = e.what();
+    g_pending = std::make_unique<py::error_already_set>(std::move(e));
+    TsSetLastError(message.c_str());
+    return status;
+  } catch (const std::exception& e) {
+    TsSetLastError(e.what());
+    return TS_ERROR_INTERNAL;
+  }
+}
+
+void AppendText(const char* data, size_t length, void* user_data) {
+  static_cast<std::string*>(user_data)->append(data, length);
+}
+
+void AppendToStrings(const char* data, size_t length, void* user_data) {
+  static_cast<std::vector<std::string>*>(user_data)->emplace_back(data, length);
+}
+
+}  // namespace tessera_py
