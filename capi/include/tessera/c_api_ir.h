@@ -279,8 +279,9 @@ TS_CAPI_EXPORT const char* TsOpAttrTypeGetName(TsOpAttrType type);
 /** A call of `callee` on `args` with attributes and extra type arguments (call_tir's
  *  output type); all borrowed. When `callee` is an op the call is checked and normalised
  *  as every op call is (arity; attribute names and kinds against the op's schema,
- *  defaults filled in, canonical forms such as 4-element padding): a bad call fails with
- *  TS_ERROR_VALUE naming the op and attribute. Other callees (global variables,
+ *  defaults filled in, canonical forms such as 4-element padding): a wrong number of
+ *  arguments fails with TS_ERROR_TYPE, a bad attribute with TS_ERROR_VALUE, each naming
+ *  the op (and attribute). Other callees (global variables,
  *  functions, variables) are taken as they are. `*out` is new. */
 TS_CAPI_EXPORT TsStatus TsExprCallCreate(TsExpr callee, const TsExpr* args, size_t num_args,
                                          const TsNamedAttribute* attrs, size_t num_attrs,
