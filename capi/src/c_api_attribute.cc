@@ -10,8 +10,8 @@ TsAttribute LookupAttr(const Attrs& attrs, const std::string& key, const char* w
   if (const AttrValue* value = attrs.Find(key)) return GiveAttr(*value);
   std::string names;
   for (const auto& item : attrs.items()) names += (names.empty() ? "" : ", ") + item.first;
-  TS_THROW(kNotFound) << what << ": no attribute '" << key << "' (has: "
-                      << (names.empty() ? "none" : names) << ")";
+  TS_THROW(kNotFound) << what << ": no attribute '" << key
+                      << "' (has: " << (names.empty() ? "none" : names) << ")";
 }
 
 }  // namespace tessera::capi
@@ -71,7 +71,8 @@ TsStatus TsAttributeFloatCreate(double value, TsAttribute* out) {
 
 TsStatus TsAttributeStringCreate(TsStringRef value, TsAttribute* out) {
   TS_REQUIRE(out);
-  return Guard([&] { *out = GiveAttr(AttrValue(StringOf(value, "TsAttributeStringCreate: value"))); });
+  return Guard(
+      [&] { *out = GiveAttr(AttrValue(StringOf(value, "TsAttributeStringCreate: value"))); });
 }
 
 TsStatus TsAttributeArrayCreate(const TsAttribute* items, size_t num_items, TsAttribute* out) {
@@ -91,9 +92,8 @@ TsStatus TsAttributeArrayCreate(const TsAttribute* items, size_t num_items, TsAt
 TsStatus TsAttributeIntArrayCreate(const int64_t* values, size_t num_values, TsAttribute* out) {
   TS_REQUIRE(out);
   if (num_values) TS_REQUIRE(values);
-  return Guard([&] {
-    *out = GiveAttr(AttrValue::Ints(std::vector<int64_t>(values, values + num_values)));
-  });
+  return Guard(
+      [&] { *out = GiveAttr(AttrValue::Ints(std::vector<int64_t>(values, values + num_values))); });
 }
 
 TsStatus TsAttributeGetKind(TsAttribute attribute, TsAttributeKind* out) {
@@ -115,15 +115,15 @@ TsStatus TsAttributeGetBool(TsAttribute attribute, int* out) {
 TsStatus TsAttributeGetInt(TsAttribute attribute, int64_t* out) {
   TS_REQUIRE(attribute);
   TS_REQUIRE(out);
-  return Guard([&] { *out = ValueOf(attribute, AttrValue::Kind::kInt, "TsAttributeGetInt").AsInt(); });
+  return Guard(
+      [&] { *out = ValueOf(attribute, AttrValue::Kind::kInt, "TsAttributeGetInt").AsInt(); });
 }
 
 TsStatus TsAttributeGetFloat(TsAttribute attribute, double* out) {
   TS_REQUIRE(attribute);
   TS_REQUIRE(out);
-  return Guard([&] {
-    *out = ValueOf(attribute, AttrValue::Kind::kFloat, "TsAttributeGetFloat").AsFloat();
-  });
+  return Guard(
+      [&] { *out = ValueOf(attribute, AttrValue::Kind::kFloat, "TsAttributeGetFloat").AsFloat(); });
 }
 
 TsStatus TsAttributeGetString(TsAttribute attribute, TsStringRef* out) {
@@ -146,8 +146,7 @@ TsStatus TsAttributeGetItem(TsAttribute attribute, size_t index, TsAttribute* ou
   TS_REQUIRE(attribute);
   TS_REQUIRE(out);
   return Guard([&] {
-    const auto& items =
-        ValueOf(attribute, AttrValue::Kind::kArray, "TsAttributeGetItem").AsArray();
+    const auto& items = ValueOf(attribute, AttrValue::Kind::kArray, "TsAttributeGetItem").AsArray();
     CheckIndex(index, items.size(), "TsAttributeGetItem: item");
     *out = GiveAttr(items[index]);
   });

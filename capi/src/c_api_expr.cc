@@ -128,7 +128,8 @@ TsStatus TsExprGlobalVarCreate(TsStringRef name, TsExpr* out) {
 TsStatus TsGlobalVarGetName(TsExpr global_var, TsStringRef* out) {
   TS_REQUIRE(global_var);
   TS_REQUIRE(out);
-  return Guard([&] { *out = RefOf(TS_NODE(GlobalVarNode, global_var, "a global variable")->name); });
+  return Guard(
+      [&] { *out = RefOf(TS_NODE(GlobalVarNode, global_var, "a global variable")->name); });
 }
 
 TsStatus TsExprConstantCreate(TsNDArray data, TsExpr* out) {
@@ -173,7 +174,8 @@ TsStatus TsExprTupleGetItemCreate(TsExpr tuple, int index, TsExpr* out) {
   TS_REQUIRE(tuple);
   TS_REQUIRE(out);
   return Guard([&] {
-    if (index < 0) TS_THROW(kValue) << "TsExprTupleGetItemCreate: index " << index << " is negative";
+    if (index < 0)
+      TS_THROW(kValue) << "TsExprTupleGetItemCreate: index " << index << " is negative";
     *out = Give<TsExpr>(MakeTupleGetItem(ExprOf(tuple), index));
   });
 }
@@ -221,9 +223,8 @@ TsStatus TsLetGetBody(TsExpr let, TsExpr* out) {
 
 // ---- Functions ----------------------------------------------------------------------
 
-TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params, TsExpr body,
-                              TsType ret_type, const TsNamedAttribute* attrs, size_t num_attrs,
-                              TsExpr* out) {
+TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params, TsExpr body, TsType ret_type,
+                              const TsNamedAttribute* attrs, size_t num_attrs, TsExpr* out) {
   TS_REQUIRE(body);
   TS_REQUIRE(out);
   return Guard([&] {
@@ -276,9 +277,7 @@ TsStatus TsFunctionWithAttr(TsExpr function, TsStringRef key, TsAttribute value,
 TsStatus TsBaseFuncGetNumAttrs(TsExpr func, size_t* out) {
   TS_REQUIRE(func);
   TS_REQUIRE(out);
-  return Guard([&] {
-    *out = TS_NODE(BaseFuncNode, func, "a function or PrimFunc")->attrs.size();
-  });
+  return Guard([&] { *out = TS_NODE(BaseFuncNode, func, "a function or PrimFunc")->attrs.size(); });
 }
 
 TsStatus TsBaseFuncGetAttr(TsExpr func, size_t index, TsNamedAttribute* out) {
@@ -295,7 +294,8 @@ TsStatus TsBaseFuncLookupAttr(TsExpr func, TsStringRef name, TsAttribute* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     BaseFunc f = TS_NODE(BaseFuncNode, func, "a function or PrimFunc");
-    *out = LookupAttr(f->attrs, StringOf(name, "TsBaseFuncLookupAttr: name"), "TsBaseFuncLookupAttr");
+    *out =
+        LookupAttr(f->attrs, StringOf(name, "TsBaseFuncLookupAttr: name"), "TsBaseFuncLookupAttr");
   });
 }
 

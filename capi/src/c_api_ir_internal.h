@@ -18,7 +18,8 @@ TsDType DTypeToC(DType dtype);
 
 /// A string from C (`data` may be NULL only for length 0; `what` names it in errors).
 inline std::string StringOf(TsStringRef ref, const char* what) {
-  if (!ref.data && ref.length) TS_THROW(kValue) << what << " is NULL with a length of " << ref.length;
+  if (!ref.data && ref.length)
+    TS_THROW(kValue) << what << " is NULL with a length of " << ref.length;
   return ref.data ? std::string(ref.data, ref.length) : std::string();
 }
 

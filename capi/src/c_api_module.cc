@@ -123,8 +123,8 @@ TsStatus TsModuleLookupFunction(TsModule module, TsStringRef name, TsExpr* out) 
   TS_REQUIRE(module);
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = Give<TsExpr>(
-        BorrowModule(module).Lookup(StringOf(name, "TsModuleLookupFunction: name")));
+    *out =
+        Give<TsExpr>(BorrowModule(module).Lookup(StringOf(name, "TsModuleLookupFunction: name")));
   });
 }
 
@@ -143,8 +143,8 @@ TsStatus TsModuleWithFunction(TsModule module, TsStringRef name, TsExpr function
   return Guard([&] {
     std::string n = StringOf(name, "TsModuleWithFunction: name");
     if (n.empty()) TS_THROW(kValue) << "TsModuleWithFunction: the function name is empty";
-    *out = GiveModule(
-        BorrowModule(module).WithFunction(n, FuncOf(function, "TsModuleWithFunction")));
+    *out =
+        GiveModule(BorrowModule(module).WithFunction(n, FuncOf(function, "TsModuleWithFunction")));
   });
 }
 

@@ -170,8 +170,8 @@ TsStatus TsExprCallCreate(TsExpr callee, const TsExpr* args, size_t num_args,
   TS_REQUIRE(callee);
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = Give<TsExpr>(MakeCallFromC(Borrow<ExprNode>(callee, "an expression as the callee"),
-                                      args, num_args, attrs, num_attrs, type_args, num_type_args,
+    *out = Give<TsExpr>(MakeCallFromC(Borrow<ExprNode>(callee, "an expression as the callee"), args,
+                                      num_args, attrs, num_attrs, type_args, num_type_args,
                                       "TsExprCallCreate"));
   });
 }

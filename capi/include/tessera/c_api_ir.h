@@ -64,8 +64,8 @@ TS_CAPI_EXPORT TsStatus TsTypeTensorCreate(const int64_t* shape, size_t ndim, Ts
 TS_CAPI_EXPORT TsStatus TsTypeTupleCreate(const TsType* fields, size_t num_fields, TsType* out);
 /** A function type from `arg_types` to `ret_type` (borrowed; none may be NULL). `*out` is
  *  new. */
-TS_CAPI_EXPORT TsStatus TsTypeFuncCreate(const TsType* arg_types, size_t num_args,
-                                         TsType ret_type, TsType* out);
+TS_CAPI_EXPORT TsStatus TsTypeFuncCreate(const TsType* arg_types, size_t num_args, TsType ret_type,
+                                         TsType* out);
 /** The kind of `type`. */
 TS_CAPI_EXPORT TsStatus TsTypeGetKind(TsType type, TsTypeKind* out);
 /** A tensor type's shape (borrowed from the type, valid while it lives) and rank. */
@@ -190,8 +190,7 @@ TS_CAPI_EXPORT void TsExprDestroy(TsExpr expr);
 
 /** A fresh local variable. `type_annotation` may be NULL (let-bound variables, types left
  *  to inference). Every call makes a distinct variable, even with the same name. */
-TS_CAPI_EXPORT TsStatus TsExprVarCreate(TsStringRef name_hint, TsType type_annotation,
-                                        TsExpr* out);
+TS_CAPI_EXPORT TsStatus TsExprVarCreate(TsStringRef name_hint, TsType type_annotation, TsExpr* out);
 /** A variable's name hint (borrowed from the node). */
 TS_CAPI_EXPORT TsStatus TsVarGetName(TsExpr var, TsStringRef* out);
 /** A variable's type annotation (new), or NULL when it has none. */
@@ -288,10 +287,10 @@ TS_CAPI_EXPORT TsStatus TsExprCallCreate(TsExpr callee, const TsExpr* args, size
                                          const TsType* type_args, size_t num_type_args,
                                          TsExpr* out);
 /** The same for the op named `op_name` (TS_ERROR_NOT_FOUND for an unknown op). */
-TS_CAPI_EXPORT TsStatus TsExprOpCallCreate(TsStringRef op_name, const TsExpr* args,
-                                           size_t num_args, const TsNamedAttribute* attrs,
-                                           size_t num_attrs, const TsType* type_args,
-                                           size_t num_type_args, TsExpr* out);
+TS_CAPI_EXPORT TsStatus TsExprOpCallCreate(TsStringRef op_name, const TsExpr* args, size_t num_args,
+                                           const TsNamedAttribute* attrs, size_t num_attrs,
+                                           const TsType* type_args, size_t num_type_args,
+                                           TsExpr* out);
 /** The callee of a call (new): an op, a global variable or another expression. */
 TS_CAPI_EXPORT TsStatus TsCallGetCallee(TsExpr call, TsExpr* out);
 /** The number of arguments of a call. */
@@ -338,10 +337,9 @@ TS_CAPI_EXPORT TsStatus TsLetGetBody(TsExpr let, TsExpr* out);
 /** A graph function of `params` (variables) computing `body`. `ret_type` may be NULL
  *  (type inference fills it). `attrs` are its attributes (Primitive, Composite,
  *  Compiler, global_symbol, ...). All borrowed; `*out` is new. */
-TS_CAPI_EXPORT TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params,
-                                             TsExpr body, TsType ret_type,
-                                             const TsNamedAttribute* attrs, size_t num_attrs,
-                                             TsExpr* out);
+TS_CAPI_EXPORT TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params, TsExpr body,
+                                             TsType ret_type, const TsNamedAttribute* attrs,
+                                             size_t num_attrs, TsExpr* out);
 /** The number of parameters of a function. */
 TS_CAPI_EXPORT TsStatus TsFunctionGetNumParams(TsExpr function, size_t* out);
 /** Parameter `index` of a function (a variable; new). */
@@ -423,8 +421,7 @@ TS_CAPI_EXPORT TsStatus TsModuleFindFunction(TsModule module, TsStringRef name, 
 TS_CAPI_EXPORT TsStatus TsModuleWithFunction(TsModule module, TsStringRef name, TsExpr function,
                                              TsModule* out);
 /** A new module without function `name` (absent: an equal copy, no error). */
-TS_CAPI_EXPORT TsStatus TsModuleWithoutFunction(TsModule module, TsStringRef name,
-                                                TsModule* out);
+TS_CAPI_EXPORT TsStatus TsModuleWithoutFunction(TsModule module, TsStringRef name, TsModule* out);
 /** The number of module attributes. */
 TS_CAPI_EXPORT TsStatus TsModuleGetNumAttrs(TsModule module, size_t* out);
 /** Module attribute `index`: the name is borrowed from the module, the value is new. */
@@ -443,7 +440,8 @@ TS_CAPI_EXPORT void TsModuleDestroy(TsModule module);
  *  with more fails with TS_ERROR_VALUE. */
 TS_CAPI_EXPORT TsStatus TsModuleRunMain(TsModule module, const char* const* input_names,
                                         const TsNDArray* inputs, size_t num_inputs,
-                                        TsNDArray* outputs, size_t max_outputs, size_t* num_outputs);
+                                        TsNDArray* outputs, size_t max_outputs,
+                                        size_t* num_outputs);
 
 #ifdef __cplusplus
 }
