@@ -289,7 +289,14 @@ static void test_cnn(void) {
   CHECK(run_cnn(from_json, from_text) && memcmp(got, from_text, sizeof(got)) == 0);
   CHECK(TsModulePrintWithOptions(mod, 0, 0, append_growing, &no_meta) == TS_OK);
   CHECK(no_meta.text && strlen(no_meta.text) < printed.length);
+  GrowingBuffer plain = {NULL, 0}, with_meta = {NULL, 0}, indented = {NULL, 0};
+  CHECK(TsModulePrint(mod, append_growing, &plain) == TS_OK); /* = show_meta_data, no types */
+  CHECK(TsModulePrintWithOptions(mod, 1, 0, append_growing, &with_meta) == TS_OK);
+  CHECK(plain.text && with_meta.text && strcmp(plain.text, with_meta.text) == 0);
+  CHECK(TsModuleToJSON(mod, append_growing, &indented) == TS_OK);
+  CHECK(indented.text && strchr(indented.text, '\n') != NULL);
   free(printed.text), free(json.text), free(no_meta.text);
+  free(plain.text), free(with_meta.text), free(indented.text);
 
   TsExprDestroy(conv), TsExprDestroy(main_fn);
   TsModule mods[] = {mod, typed, parsed, from_print, from_json};
