@@ -32,11 +32,11 @@ std::vector<PrimExpr> Exprs(const TsPrimExpr* items, size_t count, const char* w
 static_assert(static_cast<int>(BinaryOp::kOr) == TS_BINARY_OR, "TsBinaryOp mirrors BinaryOp");
 static_assert(static_cast<int>(ForKind::kUnrolled) == TS_FOR_UNROLLED, "TsForKind mirrors ForKind");
 static_assert(static_cast<int>(tessera::TypeIndex::kIntrinsic) -
-                      static_cast<int>(tessera::TypeIndex::kIntImm) ==
-                  TS_PRIM_EXPR_INTRINSIC &&
-              static_cast<int>(tessera::TypeIndex::kBufferLoad) -
-                      static_cast<int>(tessera::TypeIndex::kIntImm) ==
-                  TS_PRIM_EXPR_BUFFER_LOAD,
+                          static_cast<int>(tessera::TypeIndex::kIntImm) ==
+                      TS_PRIM_EXPR_INTRINSIC &&
+                  static_cast<int>(tessera::TypeIndex::kBufferLoad) -
+                          static_cast<int>(tessera::TypeIndex::kIntImm) ==
+                      TS_PRIM_EXPR_BUFFER_LOAD,
               "TsPrimExprKind mirrors the order of the scalar expression type indices");
 
 extern "C" {
@@ -59,8 +59,8 @@ TsStatus TsForKindFromName(TsStringRef name, TsForKind* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     std::string text = StringFromC(name, "TsForKindFromName", "name");
-    for (ForKind k : {ForKind::kSerial, ForKind::kParallel, ForKind::kVectorized,
-                      ForKind::kUnrolled})
+    for (ForKind k :
+         {ForKind::kSerial, ForKind::kParallel, ForKind::kVectorized, ForKind::kUnrolled})
       if (text == ForKindName(k)) {
         *out = static_cast<TsForKind>(k);
         return;
@@ -74,9 +74,8 @@ TsStatus TsForKindFromName(TsStringRef name, TsForKind* out) {
 
 TsStatus TsPrimExprIntImmCreate(int64_t value, TsDType dtype, TsPrimExpr* out) {
   TS_REQUIRE(out);
-  return Guard([&] {
-    *out = Give<TsPrimExpr>(IntImm(value, DTypeFromC(dtype, "TsPrimExprIntImmCreate")));
-  });
+  return Guard(
+      [&] { *out = Give<TsPrimExpr>(IntImm(value, DTypeFromC(dtype, "TsPrimExprIntImmCreate"))); });
 }
 
 TsStatus TsPrimExprFloatImmCreate(double value, TsDType dtype, TsPrimExpr* out) {
@@ -122,10 +121,10 @@ TsStatus TsPrimExprSelectCreate(TsPrimExpr cond, TsPrimExpr true_value, TsPrimEx
   TS_REQUIRE(out);
   return Guard([&] {
     const char* where = "TsPrimExprSelectCreate";
-    *out = Give<TsPrimExpr>(MakeSelect(Node<PrimExprNode>(cond, where, "cond", kExpr),
-                                       Node<PrimExprNode>(true_value, where, "true_value", kExpr),
-                                       Node<PrimExprNode>(false_value, where, "false_value",
-                                                          kExpr)));
+    *out =
+        Give<TsPrimExpr>(MakeSelect(Node<PrimExprNode>(cond, where, "cond", kExpr),
+                                    Node<PrimExprNode>(true_value, where, "true_value", kExpr),
+                                    Node<PrimExprNode>(false_value, where, "false_value", kExpr)));
   });
 }
 
@@ -139,8 +138,8 @@ TsStatus TsPrimExprCastCreate(TsDType dtype, TsPrimExpr value, TsPrimExpr* out) 
   });
 }
 
-TsStatus TsPrimExprBufferLoadCreate(TsBuffer buffer, const TsPrimExpr* indices,
-                                    size_t num_indices, TsPrimExpr* out) {
+TsStatus TsPrimExprBufferLoadCreate(TsBuffer buffer, const TsPrimExpr* indices, size_t num_indices,
+                                    TsPrimExpr* out) {
   const char* where = "TsPrimExprBufferLoadCreate";
   TS_REQUIRE(buffer);
   TS_REQUIRE(out);
@@ -165,12 +164,11 @@ TsStatus TsPrimExprIntrinsicCreate(TsStringRef name, const TsPrimExpr* args, siz
 // ---- Scalar expressions: inspection ----------------------------------------------------------
 
 TsStatus TsPrimExprGetKind(TsPrimExpr expr, TsPrimExprKind* out) {
-  return Field<PrimExprNode>(expr, out, __func__, "expr", kExpr,
-                             [](const PrimExprNode& e, TsPrimExprKind& o) {
-                               o = static_cast<TsPrimExprKind>(
-                                   static_cast<int>(e.type_index()) -
-                                   static_cast<int>(tessera::TypeIndex::kIntImm));
-                             });
+  return Field<PrimExprNode>(
+      expr, out, __func__, "expr", kExpr, [](const PrimExprNode& e, TsPrimExprKind& o) {
+        o = static_cast<TsPrimExprKind>(static_cast<int>(e.type_index()) -
+                                        static_cast<int>(tessera::TypeIndex::kIntImm));
+      });
 }
 
 TsStatus TsPrimExprGetDType(TsPrimExpr expr, TsDType* out) {
@@ -207,10 +205,9 @@ TsStatus TsPrimExprVarGetName(TsPrimExpr expr, TsStringRef* out) {
 }
 
 TsStatus TsPrimExprBinaryGetOp(TsPrimExpr expr, TsBinaryOp* out) {
-  return Field<BinaryNode>(expr, out, __func__, "expr", "a binary expression",
-                           [](const BinaryNode& e, TsBinaryOp& o) {
-                             o = static_cast<TsBinaryOp>(e.op);
-                           });
+  return Field<BinaryNode>(
+      expr, out, __func__, "expr", "a binary expression",
+      [](const BinaryNode& e, TsBinaryOp& o) { o = static_cast<TsBinaryOp>(e.op); });
 }
 
 TsStatus TsPrimExprBinaryGetA(TsPrimExpr expr, TsPrimExpr* out) {
@@ -229,24 +226,21 @@ TsStatus TsPrimExprNotGetA(TsPrimExpr expr, TsPrimExpr* out) {
 }
 
 TsStatus TsPrimExprSelectGetCondition(TsPrimExpr expr, TsPrimExpr* out) {
-  return Field<SelectNode>(expr, out, __func__, "expr", "a select",
-                           [](const SelectNode& e, TsPrimExpr& o) {
-                             o = Give<TsPrimExpr>(e.cond);
-                           });
+  return Field<SelectNode>(
+      expr, out, __func__, "expr", "a select",
+      [](const SelectNode& e, TsPrimExpr& o) { o = Give<TsPrimExpr>(e.cond); });
 }
 
 TsStatus TsPrimExprSelectGetTrueValue(TsPrimExpr expr, TsPrimExpr* out) {
-  return Field<SelectNode>(expr, out, __func__, "expr", "a select",
-                           [](const SelectNode& e, TsPrimExpr& o) {
-                             o = Give<TsPrimExpr>(e.true_value);
-                           });
+  return Field<SelectNode>(
+      expr, out, __func__, "expr", "a select",
+      [](const SelectNode& e, TsPrimExpr& o) { o = Give<TsPrimExpr>(e.true_value); });
 }
 
 TsStatus TsPrimExprSelectGetFalseValue(TsPrimExpr expr, TsPrimExpr* out) {
-  return Field<SelectNode>(expr, out, __func__, "expr", "a select",
-                           [](const SelectNode& e, TsPrimExpr& o) {
-                             o = Give<TsPrimExpr>(e.false_value);
-                           });
+  return Field<SelectNode>(
+      expr, out, __func__, "expr", "a select",
+      [](const SelectNode& e, TsPrimExpr& o) { o = Give<TsPrimExpr>(e.false_value); });
 }
 
 TsStatus TsPrimExprCastGetValue(TsPrimExpr expr, TsPrimExpr* out) {
@@ -255,10 +249,9 @@ TsStatus TsPrimExprCastGetValue(TsPrimExpr expr, TsPrimExpr* out) {
 }
 
 TsStatus TsPrimExprBufferLoadGetBuffer(TsPrimExpr expr, TsBuffer* out) {
-  return Field<BufferLoadNode>(expr, out, __func__, "expr", "a buffer load",
-                               [](const BufferLoadNode& e, TsBuffer& o) {
-                                 o = Give<TsBuffer>(e.buffer);
-                               });
+  return Field<BufferLoadNode>(
+      expr, out, __func__, "expr", "a buffer load",
+      [](const BufferLoadNode& e, TsBuffer& o) { o = Give<TsBuffer>(e.buffer); });
 }
 
 TsStatus TsPrimExprBufferLoadGetNumIndices(TsPrimExpr expr, size_t* out) {
@@ -267,11 +260,11 @@ TsStatus TsPrimExprBufferLoadGetNumIndices(TsPrimExpr expr, size_t* out) {
 }
 
 TsStatus TsPrimExprBufferLoadGetIndex(TsPrimExpr expr, size_t index, TsPrimExpr* out) {
-  return Field<BufferLoadNode>(expr, out, __func__, "expr", "a buffer load",
-                               [&](const BufferLoadNode& e, TsPrimExpr& o) {
-                                 CheckIndex(index, e.indices.size(), "TsPrimExprBufferLoadGetIndex", "indices");
-                                 o = Give<TsPrimExpr>(e.indices[index]);
-                               });
+  return Field<BufferLoadNode>(
+      expr, out, __func__, "expr", "a buffer load", [&](const BufferLoadNode& e, TsPrimExpr& o) {
+        CheckIndex(index, e.indices.size(), "TsPrimExprBufferLoadGetIndex", "indices");
+        o = Give<TsPrimExpr>(e.indices[index]);
+      });
 }
 
 TsStatus TsPrimExprIntrinsicGetName(TsPrimExpr expr, TsStringRef* out) {
@@ -285,11 +278,11 @@ TsStatus TsPrimExprIntrinsicGetNumArgs(TsPrimExpr expr, size_t* out) {
 }
 
 TsStatus TsPrimExprIntrinsicGetArg(TsPrimExpr expr, size_t index, TsPrimExpr* out) {
-  return Field<IntrinsicNode>(expr, out, __func__, "expr", "an intrinsic call",
-                              [&](const IntrinsicNode& e, TsPrimExpr& o) {
-                                CheckIndex(index, e.args.size(), "TsPrimExprIntrinsicGetArg", "arguments");
-                                o = Give<TsPrimExpr>(e.args[index]);
-                              });
+  return Field<IntrinsicNode>(
+      expr, out, __func__, "expr", "an intrinsic call", [&](const IntrinsicNode& e, TsPrimExpr& o) {
+        CheckIndex(index, e.args.size(), "TsPrimExprIntrinsicGetArg", "arguments");
+        o = Give<TsPrimExpr>(e.args[index]);
+      });
 }
 
 // ---- Buffers ---------------------------------------------------------------------------

@@ -17,9 +17,8 @@ constexpr const char* kPrimFunc = "a PrimFunc";
 
 extern "C" {
 
-TsStatus TsPrimFuncCreate(const TsBuffer* params, size_t num_params, TsStmt body,
-                          int num_outputs, const TsNamedAttribute* attrs, size_t num_attrs,
-                          TsExpr* out) {
+TsStatus TsPrimFuncCreate(const TsBuffer* params, size_t num_params, TsStmt body, int num_outputs,
+                          const TsNamedAttribute* attrs, size_t num_attrs, TsExpr* out) {
   const char* where = "TsPrimFuncCreate";
   TS_REQUIRE(body);
   TS_REQUIRE(out);
@@ -28,11 +27,10 @@ TsStatus TsPrimFuncCreate(const TsBuffer* params, size_t num_params, TsStmt body
     if (num_outputs < 1 || static_cast<size_t>(num_outputs) > num_params)
       TS_THROW(kValue) << where << ": num_outputs must be from 1 to the " << num_params
                        << " buffer(s), got " << num_outputs;
-    *out = Give<TsExpr>(MakePrimFunc(Nodes<BufferNode>(params, num_params, where, "param",
-                                                       "a buffer"),
-                                     num_outputs,
-                                     Node<StmtNode>(body, where, "body", "a statement"),
-                                     AttrsFromC(attrs, num_attrs, "PrimFunc attributes")));
+    *out =
+        Give<TsExpr>(MakePrimFunc(Nodes<BufferNode>(params, num_params, where, "param", "a buffer"),
+                                  num_outputs, Node<StmtNode>(body, where, "body", "a statement"),
+                                  AttrsFromC(attrs, num_attrs, "PrimFunc attributes")));
   });
 }
 
@@ -49,8 +47,7 @@ TsStatus TsPrimFuncGetNumParams(TsExpr func, size_t* out) {
 TsStatus TsPrimFuncGetParam(TsExpr func, size_t index, TsBuffer* out) {
   return Field<PrimFuncNode>(func, out, __func__, "func", kPrimFunc,
                              [&](const PrimFuncNode& f, TsBuffer& o) {
-                               CheckIndex(index, f.params.size(), "TsPrimFuncGetParam",
-                                          "params");
+                               CheckIndex(index, f.params.size(), "TsPrimFuncGetParam", "params");
                                o = Give<TsBuffer>(f.params[index]);
                              });
 }
@@ -62,14 +59,12 @@ TsStatus TsPrimFuncGetBody(TsExpr func, TsStmt* out) {
 
 TsStatus TsPrimFuncWithBody(TsExpr func, TsStmt body, TsExpr* out) {
   TS_REQUIRE(body);
-  return Field<PrimFuncNode>(func, out, __func__, "func", kPrimFunc,
-                             [&](const PrimFuncNode& f, TsExpr& o) {
-                               o = Give<TsExpr>(MakePrimFunc(
-                                   f.params, f.num_outputs,
-                                   Node<StmtNode>(body, "TsPrimFuncWithBody", "body",
-                                                  "a statement"),
-                                   f.attrs));
-                             });
+  return Field<PrimFuncNode>(
+      func, out, __func__, "func", kPrimFunc, [&](const PrimFuncNode& f, TsExpr& o) {
+        o = Give<TsExpr>(MakePrimFunc(
+            f.params, f.num_outputs,
+            Node<StmtNode>(body, "TsPrimFuncWithBody", "body", "a statement"), f.attrs));
+      });
 }
 
 TsStatus TsPrimFuncPrint(TsExpr func, TsStringRef name, TsStringCallback callback,

@@ -147,8 +147,7 @@ template <typename H>
 TsStatus CheckHandles(const H* items, size_t count, const char* where, const char* arg) {
   if (count && !items)
     return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + arg +
-                                               " is NULL with a count of " +
-                                               std::to_string(count));
+                                               " is NULL with a count of " + std::to_string(count));
   for (size_t i = 0; i < count; ++i)
     if (!items[i])
       return Fail(TS_ERROR_INVALID_ARGUMENT,
@@ -178,16 +177,15 @@ TsStatus Field(H handle, Out* out, const char* where, const char* arg, const cha
                F&& body) {
   if (!handle)
     return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + arg + " must not be NULL");
-  if (!out)
-    return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": out must not be NULL");
+  if (!out) return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": out must not be NULL");
   return Guard([&] { body(*Node<T>(handle, where, arg, expected), *out); });
 }
 
 }  // namespace tessera::capi::tirc
 
 /// Returns from the calling function when the status expression `EXPR` is not TS_OK.
-#define TS_TIR_TRY(EXPR)                 \
-  do {                                   \
-    TsStatus status_ = (EXPR);           \
+#define TS_TIR_TRY(EXPR)                  \
+  do {                                    \
+    TsStatus status_ = (EXPR);            \
     if (status_ != TS_OK) return status_; \
   } while (0)

@@ -15,11 +15,11 @@ constexpr const char* kExpr = "a scalar expression";
 constexpr const char* kStmt = "a statement";
 
 static_assert(static_cast<int>(tessera::TypeIndex::kIfThenElse) -
-                      static_cast<int>(tessera::TypeIndex::kFor) ==
-                  TS_STMT_IF_THEN_ELSE &&
-              static_cast<int>(tessera::TypeIndex::kSeqStmt) -
-                      static_cast<int>(tessera::TypeIndex::kFor) ==
-                  TS_STMT_SEQ,
+                          static_cast<int>(tessera::TypeIndex::kFor) ==
+                      TS_STMT_IF_THEN_ELSE &&
+                  static_cast<int>(tessera::TypeIndex::kSeqStmt) -
+                          static_cast<int>(tessera::TypeIndex::kFor) ==
+                      TS_STMT_SEQ,
               "TsStmtKind mirrors the order of the statement type indices");
 
 PrimExpr Expr(TsPrimExpr handle, const char* where, const char* arg) {
@@ -34,9 +34,8 @@ Stmt Statement(TsStmt handle, const char* where, const char* arg) {
 TsStatus CheckRegions(const TsBufferRegion* regions, size_t count, const char* where,
                       const char* arg) {
   if (count && !regions)
-    return Fail(TS_ERROR_INVALID_ARGUMENT,
-                std::string(where) + ": " + arg + " is NULL with a count of " +
-                    std::to_string(count));
+    return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + arg +
+                                               " is NULL with a count of " + std::to_string(count));
   for (size_t i = 0; i < count; ++i) {
     std::string entry = std::string(arg) + " " + std::to_string(i);
     if (!regions[i].buffer)
@@ -47,9 +46,8 @@ TsStatus CheckRegions(const TsBufferRegion* regions, size_t count, const char* w
                   std::string(where) + ": " + entry + " has NULL ranges");
     for (size_t d = 0; d < regions[i].num_ranges; ++d)
       if (!regions[i].ranges[d].min || !regions[i].ranges[d].extent)
-        return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": range " +
-                                                   std::to_string(d) + " of " + entry +
-                                                   " has a NULL min or extent");
+        return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": range " + std::to_string(d) +
+                                                   " of " + entry + " has a NULL min or extent");
   }
   return TS_OK;
 }
@@ -111,10 +109,9 @@ TsStatus TsStmtBufferStoreCreate(TsBuffer buffer, TsPrimExpr value, const TsPrim
   TS_REQUIRE(out);
   TS_TIR_TRY(CheckHandles(indices, num_indices, where, "index"));
   return Guard([&] {
-    *out = Give<TsStmt>(MakeStore(Node<BufferNode>(buffer, where, "buffer", "a buffer"),
-                                  Expr(value, where, "value"),
-                                  Nodes<PrimExprNode>(indices, num_indices, where, "index",
-                                                      kExpr)));
+    *out = Give<TsStmt>(MakeStore(
+        Node<BufferNode>(buffer, where, "buffer", "a buffer"), Expr(value, where, "value"),
+        Nodes<PrimExprNode>(indices, num_indices, where, "index", kExpr)));
   });
 }
 
@@ -138,17 +135,15 @@ TsStatus TsStmtAllocateCreate(TsBuffer buffer, TsStmt body, TsStmt* out) {
   });
 }
 
-TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case, TsStmt else_case,
-                                TsStmt* out) {
+TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case, TsStmt else_case, TsStmt* out) {
   TS_REQUIRE(cond);
   TS_REQUIRE(then_case);
   TS_REQUIRE(out);
   return Guard([&] {
     const char* where = "TsStmtIfThenElseCreate";
-    *out = Give<TsStmt>(MakeIfThenElse(Expr(cond, where, "cond"),
-                                       Statement(then_case, where, "then_case"),
-                                       else_case ? Statement(else_case, where, "else_case")
-                                                 : Stmt()));
+    *out = Give<TsStmt>(
+        MakeIfThenElse(Expr(cond, where, "cond"), Statement(then_case, where, "then_case"),
+                       else_case ? Statement(else_case, where, "else_case") : Stmt()));
   });
 }
 
@@ -163,9 +158,9 @@ TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars, size_t 
   for (size_t i = 0; i < num_iter_vars; ++i) {
     const TsIterVar& iv = iter_vars[i];
     if (!iv.var || !iv.dom.min || !iv.dom.extent || !iv.binding)
-      return Fail(TS_ERROR_INVALID_ARGUMENT,
-                  std::string(where) + ": iteration variable " + std::to_string(i) +
-                      " has a NULL var, domain or binding");
+      return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": iteration variable " +
+                                                 std::to_string(i) +
+                                                 " has a NULL var, domain or binding");
   }
   TS_TIR_TRY(CheckRegions(reads, num_reads, where, "read"));
   TS_TIR_TRY(CheckRegions(writes, num_writes, where, "write"));
@@ -177,17 +172,16 @@ TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars, size_t 
       if (iv.kind != TS_ITER_SPATIAL && iv.kind != TS_ITER_REDUCE)
         TS_THROW(kValue) << where << ": " << entry << " has kind " << static_cast<int>(iv.kind)
                          << ", not a TsIterKind";
-      ivs.push_back(IterVar{Node<VarNode>(iv.var, where, entry.c_str(), "a variable"),
-                            Range{Expr(iv.dom.min, where, entry.c_str()),
-                                  Expr(iv.dom.extent, where, entry.c_str())},
-                            iv.kind == TS_ITER_REDUCE ? IterKind::kReduce : IterKind::kSpatial,
-                            Expr(iv.binding, where, entry.c_str())});
+      ivs.push_back(IterVar{
+          Node<VarNode>(iv.var, where, entry.c_str(), "a variable"),
+          Range{Expr(iv.dom.min, where, entry.c_str()), Expr(iv.dom.extent, where, entry.c_str())},
+          iv.kind == TS_ITER_REDUCE ? IterKind::kReduce : IterKind::kSpatial,
+          Expr(iv.binding, where, entry.c_str())});
     }
-    *out = Give<TsStmt>(MakeBlock(StringFromC(name, where, "name"), std::move(ivs),
-                                  Regions(reads, num_reads, where, "read"),
-                                  Regions(writes, num_writes, where, "write"),
-                                  init ? Statement(init, where, "init") : Stmt(),
-                                  Statement(body, where, "body")));
+    *out = Give<TsStmt>(MakeBlock(
+        StringFromC(name, where, "name"), std::move(ivs), Regions(reads, num_reads, where, "read"),
+        Regions(writes, num_writes, where, "write"), init ? Statement(init, where, "init") : Stmt(),
+        Statement(body, where, "body")));
   });
 }
 
@@ -213,9 +207,8 @@ void TsStmtDestroy(TsStmt stmt) {
 }
 
 TsStatus TsStmtForGetLoopVar(TsStmt stmt, TsPrimExpr* out) {
-  return Field<ForNode>(stmt, out, __func__, "stmt", "a loop", [](const ForNode& s, TsPrimExpr& o) {
-    o = Give<TsPrimExpr>(s.loop_var);
-  });
+  return Field<ForNode>(stmt, out, __func__, "stmt", "a loop",
+                        [](const ForNode& s, TsPrimExpr& o) { o = Give<TsPrimExpr>(s.loop_var); });
 }
 
 TsStatus TsStmtForGetMin(TsStmt stmt, TsPrimExpr* out) {
@@ -239,17 +232,15 @@ TsStatus TsStmtForGetBody(TsStmt stmt, TsStmt* out) {
 }
 
 TsStatus TsStmtBufferStoreGetBuffer(TsStmt stmt, TsBuffer* out) {
-  return Field<BufferStoreNode>(stmt, out, __func__, "stmt", "a buffer store",
-                                [](const BufferStoreNode& s, TsBuffer& o) {
-                                  o = Give<TsBuffer>(s.buffer);
-                                });
+  return Field<BufferStoreNode>(
+      stmt, out, __func__, "stmt", "a buffer store",
+      [](const BufferStoreNode& s, TsBuffer& o) { o = Give<TsBuffer>(s.buffer); });
 }
 
 TsStatus TsStmtBufferStoreGetValue(TsStmt stmt, TsPrimExpr* out) {
-  return Field<BufferStoreNode>(stmt, out, __func__, "stmt", "a buffer store",
-                                [](const BufferStoreNode& s, TsPrimExpr& o) {
-                                  o = Give<TsPrimExpr>(s.value);
-                                });
+  return Field<BufferStoreNode>(
+      stmt, out, __func__, "stmt", "a buffer store",
+      [](const BufferStoreNode& s, TsPrimExpr& o) { o = Give<TsPrimExpr>(s.value); });
 }
 
 TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out) {
@@ -258,12 +249,11 @@ TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out) {
 }
 
 TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
-  return Field<BufferStoreNode>(stmt, out, __func__, "stmt", "a buffer store",
-                                [&](const BufferStoreNode& s, TsPrimExpr& o) {
-                                  CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex",
-                                             "indices");
-                                  o = Give<TsPrimExpr>(s.indices[index]);
-                                });
+  return Field<BufferStoreNode>(
+      stmt, out, __func__, "stmt", "a buffer store", [&](const BufferStoreNode& s, TsPrimExpr& o) {
+        CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex", "indices");
+        o = Give<TsPrimExpr>(s.indices[index]);
+      });
 }
 
 TsStatus TsStmtSeqGetNumStmts(TsStmt stmt, size_t* out) {
@@ -280,10 +270,9 @@ TsStatus TsStmtSeqGetStmt(TsStmt stmt, size_t index, TsStmt* out) {
 }
 
 TsStatus TsStmtAllocateGetBuffer(TsStmt stmt, TsBuffer* out) {
-  return Field<AllocateNode>(stmt, out, __func__, "stmt", "an allocate",
-                             [](const AllocateNode& s, TsBuffer& o) {
-                               o = Give<TsBuffer>(s.buffer);
-                             });
+  return Field<AllocateNode>(
+      stmt, out, __func__, "stmt", "an allocate",
+      [](const AllocateNode& s, TsBuffer& o) { o = Give<TsBuffer>(s.buffer); });
 }
 
 TsStatus TsStmtAllocateGetBody(TsStmt stmt, TsStmt* out) {
@@ -292,24 +281,21 @@ TsStatus TsStmtAllocateGetBody(TsStmt stmt, TsStmt* out) {
 }
 
 TsStatus TsStmtIfThenElseGetCondition(TsStmt stmt, TsPrimExpr* out) {
-  return Field<IfThenElseNode>(stmt, out, __func__, "stmt", "an if-then-else",
-                               [](const IfThenElseNode& s, TsPrimExpr& o) {
-                                 o = Give<TsPrimExpr>(s.cond);
-                               });
+  return Field<IfThenElseNode>(
+      stmt, out, __func__, "stmt", "an if-then-else",
+      [](const IfThenElseNode& s, TsPrimExpr& o) { o = Give<TsPrimExpr>(s.cond); });
 }
 
 TsStatus TsStmtIfThenElseGetThen(TsStmt stmt, TsStmt* out) {
-  return Field<IfThenElseNode>(stmt, out, __func__, "stmt", "an if-then-else",
-                               [](const IfThenElseNode& s, TsStmt& o) {
-                                 o = Give<TsStmt>(s.then_case);
-                               });
+  return Field<IfThenElseNode>(
+      stmt, out, __func__, "stmt", "an if-then-else",
+      [](const IfThenElseNode& s, TsStmt& o) { o = Give<TsStmt>(s.then_case); });
 }
 
 TsStatus TsStmtIfThenElseGetElse(TsStmt stmt, TsStmt* out) {
-  return Field<IfThenElseNode>(stmt, out, __func__, "stmt", "an if-then-else",
-                               [](const IfThenElseNode& s, TsStmt& o) {
-                                 o = Give<TsStmt>(s.else_case);
-                               });
+  return Field<IfThenElseNode>(
+      stmt, out, __func__, "stmt", "an if-then-else",
+      [](const IfThenElseNode& s, TsStmt& o) { o = Give<TsStmt>(s.else_case); });
 }
 
 TsStatus TsStmtBlockGetName(TsStmt stmt, TsStringRef* out) {
@@ -333,17 +319,15 @@ TsStatus TsStmtBlockGetNumIterVars(TsStmt stmt, size_t* out) {
 }
 
 TsStatus TsStmtBlockGetIterVar(TsStmt stmt, size_t index, TsIterVar* out) {
-  return Field<BlockNode>(stmt, out, __func__, "stmt", "a block",
-                          [&](const BlockNode& s, TsIterVar& o) {
-                            CheckIndex(index, s.iter_vars.size(), "TsStmtBlockGetIterVar",
-                                       "iteration variables");
-                            const IterVar& iv = s.iter_vars[index];
-                            o.kind = iv.kind == IterKind::kReduce ? TS_ITER_REDUCE
-                                                                  : TS_ITER_SPATIAL;
-                            o.dom = RangeToC(iv.dom);
-                            o.var = Give<TsPrimExpr>(iv.var);
-                            o.binding = Give<TsPrimExpr>(iv.binding);
-                          });
+  return Field<BlockNode>(
+      stmt, out, __func__, "stmt", "a block", [&](const BlockNode& s, TsIterVar& o) {
+        CheckIndex(index, s.iter_vars.size(), "TsStmtBlockGetIterVar", "iteration variables");
+        const IterVar& iv = s.iter_vars[index];
+        o.kind = iv.kind == IterKind::kReduce ? TS_ITER_REDUCE : TS_ITER_SPATIAL;
+        o.dom = RangeToC(iv.dom);
+        o.var = Give<TsPrimExpr>(iv.var);
+        o.binding = Give<TsPrimExpr>(iv.binding);
+      });
 }
 
 TsStatus TsStmtBlockGetNumReads(TsStmt stmt, size_t* out) {
@@ -361,14 +345,13 @@ TsStatus TsStmtBlockGetNumWrites(TsStmt stmt, size_t* out) {
 namespace {
 
 /// Region `index` of a block's reads or writes: its buffer and number of ranges.
-TsStatus BlockRegion(TsStmt stmt, bool writes, size_t index, TsBuffer* buffer,
-                     size_t* num_ranges, const char* where) {
-  if (!stmt)
-    return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": stmt must not be NULL");
+TsStatus BlockRegion(TsStmt stmt, bool writes, size_t index, TsBuffer* buffer, size_t* num_ranges,
+                     const char* where) {
+  if (!stmt) return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": stmt must not be NULL");
   return Guard([&] {
     auto block = Node<BlockNode>(stmt, where, "stmt", "a block");
-    const BufferRegion& region = RegionAt(writes ? block->writes : block->reads, index, where,
-                                          writes ? "writes" : "reads");
+    const BufferRegion& region =
+        RegionAt(writes ? block->writes : block->reads, index, where, writes ? "writes" : "reads");
     if (num_ranges) *num_ranges = region.region.size();
     if (buffer) *buffer = Give<TsBuffer>(region.buffer);
   });
@@ -377,14 +360,13 @@ TsStatus BlockRegion(TsStmt stmt, bool writes, size_t index, TsBuffer* buffer,
 /// Range `dim` of region `index` of a block's reads or writes.
 TsStatus BlockRange(TsStmt stmt, bool writes, size_t index, size_t dim, TsRange* out,
                     const char* where) {
-  return Field<BlockNode>(stmt, out, where, "stmt", "a block",
-                          [&](const BlockNode& block, TsRange& o) {
-                            const BufferRegion& region =
-                                RegionAt(writes ? block.writes : block.reads, index, where,
-                                         writes ? "writes" : "reads");
-                            CheckIndex(dim, region.region.size(), where, "ranges");
-                            o = RangeToC(region.region[dim]);
-                          });
+  return Field<BlockNode>(
+      stmt, out, where, "stmt", "a block", [&](const BlockNode& block, TsRange& o) {
+        const BufferRegion& region = RegionAt(writes ? block.writes : block.reads, index, where,
+                                              writes ? "writes" : "reads");
+        CheckIndex(dim, region.region.size(), where, "ranges");
+        o = RangeToC(region.region[dim]);
+      });
 }
 
 }  // namespace

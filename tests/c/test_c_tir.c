@@ -31,9 +31,18 @@ static void own(int kind, void* handle) {
   if (handle && num_owned < sizeof(owned) / sizeof(owned[0]))
     owned[num_owned++] = (Owned){kind, handle};
 }
-static TsPrimExpr E(TsPrimExpr e) { own(0, e); return e; }
-static TsStmt S(TsStmt s) { own(1, s); return s; }
-static TsBuffer B(TsBuffer b) { own(2, b); return b; }
+static TsPrimExpr E(TsPrimExpr e) {
+  own(0, e);
+  return e;
+}
+static TsStmt S(TsStmt s) {
+  own(1, s);
+  return s;
+}
+static TsBuffer B(TsBuffer b) {
+  own(2, b);
+  return b;
+}
 
 static void release_all(void) {
   for (size_t i = 0; i < num_owned; ++i) {
@@ -201,7 +210,8 @@ static void check_matmul_structure(TsExpr func) {
   TsPrimExpr value = NULL, rhs = NULL, lhs = NULL, index = NULL;
   CHECK(TsStmtBufferStoreGetBuffer(body, &stored) == TS_OK && B(stored) == mm_c);
   CHECK(TsStmtBufferStoreGetNumIndices(body, &n) == TS_OK && n == 2);
-  CHECK(TsStmtBufferStoreGetIndex(body, 1, &index) == TS_OK && expr_kind(E(index)) == TS_PRIM_EXPR_VAR);
+  CHECK(TsStmtBufferStoreGetIndex(body, 1, &index) == TS_OK &&
+        expr_kind(E(index)) == TS_PRIM_EXPR_VAR);
   CHECK(TsStmtBufferStoreGetValue(body, &value) == TS_OK);
   TsBinaryOp op = TS_BINARY_OR;
   CHECK(TsPrimExprBinaryGetOp(E(value), &op) == TS_OK && op == TS_BINARY_ADD);
@@ -278,25 +288,31 @@ static void check_mix_structure(TsExpr func, TsStmt seq) {
 
   CHECK(TsStmtBufferStoreGetValue(then_case, &value) == TS_OK);
   CHECK(expr_kind(E(value)) == TS_PRIM_EXPR_SELECT);
-  CHECK(TsPrimExprSelectGetCondition(value, &part) == TS_OK && expr_kind(E(part)) == TS_PRIM_EXPR_BINARY);
-  CHECK(TsPrimExprSelectGetFalseValue(value, &part) == TS_OK && expr_kind(E(part)) == TS_PRIM_EXPR_FLOAT_IMM);
+  CHECK(TsPrimExprSelectGetCondition(value, &part) == TS_OK &&
+        expr_kind(E(part)) == TS_PRIM_EXPR_BINARY);
+  CHECK(TsPrimExprSelectGetFalseValue(value, &part) == TS_OK &&
+        expr_kind(E(part)) == TS_PRIM_EXPR_FLOAT_IMM);
   double f = 1;
   CHECK(TsPrimExprFloatImmGetValue(part, &f) == TS_OK && f == 0.0);
-  CHECK(TsPrimExprSelectGetTrueValue(value, &part) == TS_OK && expr_kind(E(part)) == TS_PRIM_EXPR_INTRINSIC);
+  CHECK(TsPrimExprSelectGetTrueValue(value, &part) == TS_OK &&
+        expr_kind(E(part)) == TS_PRIM_EXPR_INTRINSIC);
   CHECK(TsPrimExprIntrinsicGetName(part, &name) == TS_OK && name_is(name, "exp"));
   CHECK(TsPrimExprIntrinsicGetNumArgs(part, &n) == TS_OK && n == 1);
-  CHECK(TsPrimExprIntrinsicGetArg(part, 0, &inner) == TS_OK && expr_kind(E(inner)) == TS_PRIM_EXPR_BUFFER_LOAD);
+  CHECK(TsPrimExprIntrinsicGetArg(part, 0, &inner) == TS_OK &&
+        expr_kind(E(inner)) == TS_PRIM_EXPR_BUFFER_LOAD);
 
   CHECK(TsStmtBufferStoreGetValue(else_case, &value) == TS_OK);
   CHECK(TsPrimExprBinaryGetA(E(value), &part) == TS_OK && expr_kind(E(part)) == TS_PRIM_EXPR_CAST);
   CHECK(TsPrimExprGetDType(part, &dtype) == TS_OK && dtype.code == 2);
-  CHECK(TsPrimExprCastGetValue(part, &inner) == TS_OK && TsPrimExprBinaryGetOp(E(inner), &op) == TS_OK);
+  CHECK(TsPrimExprCastGetValue(part, &inner) == TS_OK &&
+        TsPrimExprBinaryGetOp(E(inner), &op) == TS_OK);
   CHECK(op == TS_BINARY_FLOOR_DIV && strcmp(TsBinaryOpGetName(op), "floordiv") == 0);
 
   /* A sequence of one statement is that statement; nested sequences are flattened. */
   TsStmt parts[2] = {branch, seq};
   CHECK(TsStmtSeqCreate(parts, 1, &single) == TS_OK && S(single) == branch);
-  CHECK(TsStmtSeqCreate(parts, 2, &single) == TS_OK && TsStmtSeqGetNumStmts(S(single), &n) == TS_OK);
+  CHECK(TsStmtSeqCreate(parts, 2, &single) == TS_OK &&
+        TsStmtSeqGetNumStmts(S(single), &n) == TS_OK);
   CHECK(n == 3);
 }
 
@@ -426,7 +442,8 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
 
   CHECK(TsPrimExprBinaryCreate(TS_BINARY_ADD, i, cf(1.0), &e) == TS_ERROR_TYPE);
   CHECK(error_has("int32") && error_has("float32"));
-  CHECK(TsPrimExprBinaryCreate((TsBinaryOp)99, i, i, &e) == TS_ERROR_VALUE && error_has("TsBinaryOp"));
+  CHECK(TsPrimExprBinaryCreate((TsBinaryOp)99, i, i, &e) == TS_ERROR_VALUE &&
+        error_has("TsBinaryOp"));
   CHECK(TsPrimExprBinaryCreate(TS_BINARY_ADD, NULL, i, &e) == TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsPrimExprBinaryCreate(TS_BINARY_ADD, i, (TsPrimExpr)seq, &e) == TS_ERROR_TYPE);
   CHECK(error_has("TsPrimExprBinaryCreate: b is a sequence, expected a scalar expression"));
@@ -441,7 +458,8 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsPrimExprNotCreate(i, &e) == TS_ERROR_TYPE);
   CHECK(TsPrimExprSelectCreate(i, i, i, &e) == TS_ERROR_TYPE);
   TsPrimExpr two[2] = {i, NULL};
-  CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_INVALID_ARGUMENT && error_has("index 1"));
+  CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_INVALID_ARGUMENT &&
+        error_has("index 1"));
   CHECK(TsPrimExprBufferLoadCreate(a, NULL, 1, &e) == TS_ERROR_INVALID_ARGUMENT);
   two[1] = i;
   CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_TYPE && error_has("rank 1"));
@@ -450,7 +468,8 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsBufferCreate(TsStringRefFromC("n"), negative, 1, kF32, &nb) == TS_ERROR_TYPE);
   CHECK(TsBufferCreate(TsStringRefFromC("n"), NULL, 1, kF32, &nb) == TS_ERROR_INVALID_ARGUMENT);
 
-  CHECK(TsStmtBufferStoreCreate(a, i, &i, 1, &s) == TS_ERROR_TYPE && error_has("int32 into float32"));
+  CHECK(TsStmtBufferStoreCreate(a, i, &i, 1, &s) == TS_ERROR_TYPE &&
+        error_has("int32 into float32"));
   TsStmt ok_store = store(a, cf(1.0), i, NULL);
   CHECK(TsStmtForCreate(ci(0), ci(0), ci(4), TS_FOR_SERIAL, ok_store, &s) == TS_ERROR_TYPE);
   CHECK(error_has("TsStmtForCreate: loop_var is an integer literal, expected a variable"));
@@ -469,12 +488,14 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
         TS_ERROR_VALUE);
   TsBufferRegion region = {a, NULL, 1};
   CHECK(TsStmtBlockCreate(TsStringRefFromC("b"), NULL, 0, &region, 1, NULL, 0, NULL, ok_store,
-                          &s) == TS_ERROR_INVALID_ARGUMENT && error_has("read 0"));
+                          &s) == TS_ERROR_INVALID_ARGUMENT &&
+        error_has("read 0"));
 
   TsForKind kind = TS_FOR_SERIAL;
   CHECK(TsForKindFromName(TsStringRefFromC("fast"), &kind) == TS_ERROR_VALUE);
   CHECK(error_has("unknown loop kind 'fast' (valid: serial, parallel, vectorized, unrolled)"));
-  CHECK(TsForKindFromName(TsStringRefFromC("vectorized"), &kind) == TS_OK && kind == TS_FOR_VECTORIZED);
+  CHECK(TsForKindFromName(TsStringRefFromC("vectorized"), &kind) == TS_OK &&
+        kind == TS_FOR_VECTORIZED);
   CHECK(strcmp(TsForKindGetName(TS_FOR_UNROLLED), "unrolled") == 0);
   CHECK(TsForKindGetName((TsForKind)9) == NULL && TsBinaryOpGetName((TsBinaryOp)-1) == NULL);
 

@@ -15,34 +15,35 @@ typedef struct TsStmt_* TsStmt;         /**< a TIR statement */
 
 /* Conventions of this header. Handles follow c_api_ir.h: every handle a function returns
  * (through an out-parameter) is a new reference the caller releases with TsPrimExprDestroy,
- * TsBufferDestroy, TsStmtDestroy or (PrimFuncs are graph-level expressions) the IR's expression
- * destroy function; handles passed in are borrowed. Nodes are immutable: builders make new
- * nodes, and a node's identity is its pointer (a variable or buffer is the same one where
- * the handles are equal). Names are given as TsStringRef (copied); names read back are
- * TsStringRef views owned by the node (valid while it lives).
+ * TsBufferDestroy, TsStmtDestroy or (PrimFuncs are graph-level expressions) TsExprDestroy;
+ * handles passed in are borrowed. Nodes are immutable: builders make new nodes, and a
+ * node's identity is its pointer (a variable or buffer is the same one where the handles
+ * are equal). Names are given as TsStringRef (copied); names read back are TsStringRef
+ * views owned by the node (valid while it lives). Dtypes are TsDType, as for tensors.
  *
  * Errors: a NULL handle or out pointer where one is required fails with
  * TS_ERROR_INVALID_ARGUMENT; a handle of the wrong kind (a getter of a loop given a store, a
  * loop variable that is not a variable) or mismatched dtypes fail with TS_ERROR_TYPE; an
- * index out of range or an enumerator out of range with TS_ERROR_VALUE; an unknown
- * intrinsic or loop kind name with TS_ERROR_NOT_FOUND / TS_ERROR_VALUE as documented. The
- * message names the function and the argument. Getters of a kind's fields are named
- * TsPrimExpr<Kind>Get... / TsStmt<Kind>Get... so they cannot clash with the graph-level
- * IR's (a TIR variable is not a graph variable). */
+ * index out of range or an enumerator out of range with TS_ERROR_VALUE; a dtype Tessera
+ * does not have with TS_ERROR_UNSUPPORTED; an unknown intrinsic (like an unknown op) with
+ * TS_ERROR_NOT_FOUND, while an unknown loop kind name is a bad option value
+ * (TS_ERROR_VALUE). The message names the function and the argument. Getters of a kind's
+ * fields are named TsPrimExpr<Kind>Get... / TsStmt<Kind>Get... so they cannot clash with
+ * the graph-level IR's (a TIR variable is not a graph variable). */
 
 /* ---- Enumerations ------------------------------------------------------------------- */
 
 /** The kinds of scalar expression. */
 typedef enum TsPrimExprKind {
-  TS_PRIM_EXPR_INT_IMM = 0,   /**< an integer or bool literal */
-  TS_PRIM_EXPR_FLOAT_IMM = 1, /**< a floating-point literal */
-  TS_PRIM_EXPR_VAR = 2,       /**< a scalar variable (loop or block iteration variable) */
-  TS_PRIM_EXPR_BINARY = 3,    /**< `a op b` */
-  TS_PRIM_EXPR_NOT = 4,       /**< logical not */
-  TS_PRIM_EXPR_SELECT = 5,    /**< `cond ? t : f` */
-  TS_PRIM_EXPR_CAST = 6,      /**< a dtype conversion */
+  TS_PRIM_EXPR_INT_IMM = 0,     /**< an integer or bool literal */
+  TS_PRIM_EXPR_FLOAT_IMM = 1,   /**< a floating-point literal */
+  TS_PRIM_EXPR_VAR = 2,         /**< a scalar variable (loop or block iteration variable) */
+  TS_PRIM_EXPR_BINARY = 3,      /**< `a op b` */
+  TS_PRIM_EXPR_NOT = 4,         /**< logical not */
+  TS_PRIM_EXPR_SELECT = 5,      /**< `cond ? t : f` */
+  TS_PRIM_EXPR_CAST = 6,        /**< a dtype conversion */
   TS_PRIM_EXPR_BUFFER_LOAD = 7, /**< `buffer[indices...]` */
-  TS_PRIM_EXPR_INTRINSIC = 8  /**< a math intrinsic call (exp, sqrt, pow, ...) */
+  TS_PRIM_EXPR_INTRINSIC = 8    /**< a math intrinsic call (exp, sqrt, pow, ...) */
 } TsPrimExprKind;
 
 /** Binary operators. DIV truncates for integers; FLOOR_DIV/FLOOR_MOD round toward -inf.
@@ -176,8 +177,7 @@ TS_CAPI_EXPORT TsStatus TsPrimExprIntrinsicGetName(TsPrimExpr expr, TsStringRef*
 TS_CAPI_EXPORT TsStatus TsPrimExprIntrinsicGetNumArgs(TsPrimExpr expr, size_t* out);
 /** Argument `index` of an intrinsic call (a new reference; TS_ERROR_VALUE when out of
  *  range). */
-TS_CAPI_EXPORT TsStatus TsPrimExprIntrinsicGetArg(TsPrimExpr expr, size_t index,
-                                                  TsPrimExpr* out);
+TS_CAPI_EXPORT TsStatus TsPrimExprIntrinsicGetArg(TsPrimExpr expr, size_t index, TsPrimExpr* out);
 
 /* ---- Buffers ------------------------------------------------------------------------ */
 
@@ -215,8 +215,8 @@ TS_CAPI_EXPORT TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, T
 TS_CAPI_EXPORT TsStatus TsStmtAllocateCreate(TsBuffer buffer, TsStmt body, TsStmt* out);
 /** `if (cond) then_case else else_case`; `cond` must be bool (TS_ERROR_TYPE otherwise);
  *  `else_case` may be NULL (no else). */
-TS_CAPI_EXPORT TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case,
-                                               TsStmt else_case, TsStmt* out);
+TS_CAPI_EXPORT TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case, TsStmt else_case,
+                                               TsStmt* out);
 
 /** A half-open interval [min, min + extent). Given to the library, both are borrowed. */
 typedef struct TsRange {
@@ -251,8 +251,7 @@ typedef struct TsIterVar {
 TS_CAPI_EXPORT TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars,
                                           size_t num_iter_vars, const TsBufferRegion* reads,
                                           size_t num_reads, const TsBufferRegion* writes,
-                                          size_t num_writes, TsStmt init, TsStmt body,
-                                          TsStmt* out);
+                                          size_t num_writes, TsStmt init, TsStmt body, TsStmt* out);
 
 /* ---- Statements: inspection ------------------------------------------------------------ */
 
@@ -263,17 +262,20 @@ TS_CAPI_EXPORT TsStatus TsStmtPrint(TsStmt stmt, TsStringCallback callback, void
 /** Releases a statement (NULL is ignored). */
 TS_CAPI_EXPORT void TsStmtDestroy(TsStmt stmt);
 
-/** A loop's variable, minimum and extent (new references; TS_ERROR_TYPE for another kind). */
+/** A loop's variable (a new reference; TS_ERROR_TYPE when `stmt` is not a loop). */
 TS_CAPI_EXPORT TsStatus TsStmtForGetLoopVar(TsStmt stmt, TsPrimExpr* out);
+/** A loop's first value (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtForGetMin(TsStmt stmt, TsPrimExpr* out);
+/** A loop's iteration count (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtForGetExtent(TsStmt stmt, TsPrimExpr* out);
 /** A loop's kind. */
 TS_CAPI_EXPORT TsStatus TsStmtForGetKind(TsStmt stmt, TsForKind* out);
 /** A loop's body (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtForGetBody(TsStmt stmt, TsStmt* out);
 
-/** A store's buffer and value (new references). */
+/** The buffer a store writes (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetBuffer(TsStmt stmt, TsBuffer* out);
+/** The value a store writes (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetValue(TsStmt stmt, TsPrimExpr* out);
 /** The number of indices of a store. */
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out);
@@ -285,39 +287,47 @@ TS_CAPI_EXPORT TsStatus TsStmtSeqGetNumStmts(TsStmt stmt, size_t* out);
 /** Statement `index` of a sequence (a new reference; TS_ERROR_VALUE when out of range). */
 TS_CAPI_EXPORT TsStatus TsStmtSeqGetStmt(TsStmt stmt, size_t index, TsStmt* out);
 
-/** An allocation's buffer and body (new references). */
+/** The scratch buffer an allocation introduces (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtAllocateGetBuffer(TsStmt stmt, TsBuffer* out);
+/** The body during which an allocation's buffer lives (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtAllocateGetBody(TsStmt stmt, TsStmt* out);
 
-/** A branch's condition, then and else statements (new references; `*out` is NULL for a
- *  branch without else). */
+/** A branch's condition (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtIfThenElseGetCondition(TsStmt stmt, TsPrimExpr* out);
+/** The statement a branch runs when its condition holds (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtIfThenElseGetThen(TsStmt stmt, TsStmt* out);
+/** The statement a branch runs otherwise (a new reference; NULL, with TS_OK, for a branch
+ *  without else). */
 TS_CAPI_EXPORT TsStatus TsStmtIfThenElseGetElse(TsStmt stmt, TsStmt* out);
 
 /** A block's name (borrowed from it). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetName(TsStmt stmt, TsStringRef* out);
-/** A block's init (a new reference; NULL when it has none) and body (a new reference). */
+/** A block's init (a new reference; NULL, with TS_OK, when it has none). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetInit(TsStmt stmt, TsStmt* out);
+/** A block's body (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetBody(TsStmt stmt, TsStmt* out);
 /** The number of iteration variables of a block. */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetNumIterVars(TsStmt stmt, size_t* out);
 /** Iteration variable `index` of a block; the four handles in `*out` are new references
  *  (TS_ERROR_VALUE when out of range). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetIterVar(TsStmt stmt, size_t index, TsIterVar* out);
-/** The number of regions a block reads / writes. */
+/** The number of regions a block reads. */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetNumReads(TsStmt stmt, size_t* out);
+/** The number of regions a block writes. */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetNumWrites(TsStmt stmt, size_t* out);
-/** Read (write) region `index` of a block: its buffer (a new reference) and number of
- *  ranges; either out pointer may be NULL (TS_ERROR_VALUE when out of range). */
+/** Read region `index` of a block: its buffer (a new reference) and number of ranges;
+ *  either out pointer may be NULL (TS_ERROR_VALUE when `index` is out of range). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetRead(TsStmt stmt, size_t index, TsBuffer* buffer,
                                            size_t* num_ranges);
+/** Write region `index` of a block, as TsStmtBlockGetRead. */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetWrite(TsStmt stmt, size_t index, TsBuffer* buffer,
                                             size_t* num_ranges);
-/** Range `dim` of read (write) region `index` of a block: new references to its minimum
- *  and extent in `*out` (TS_ERROR_VALUE when either index is out of range). */
+/** Range `dim` of read region `index` of a block: new references to its minimum and extent
+ *  in `*out`, which the caller destroys (TS_ERROR_VALUE when either index is out of
+ *  range). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetReadRange(TsStmt stmt, size_t index, size_t dim,
                                                 TsRange* out);
+/** Range `dim` of write region `index` of a block, as TsStmtBlockGetReadRange. */
 TS_CAPI_EXPORT TsStatus TsStmtBlockGetWriteRange(TsStmt stmt, size_t index, size_t dim,
                                                  TsRange* out);
 
