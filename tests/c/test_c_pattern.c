@@ -12,37 +12,21 @@
 static const TsDType kF32 = {2, 32, 1};
 
 /* dense -> bias_add -> relu -> relu; the double relu is what the rewrites remove. */
+#define PARAMS \
+  "(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32])"
+#define DENSE_BIAS "  %0 = nn.dense(%x, %w);\n  %1 = nn.bias_add(%0, %b);\n"
 static const char* kModel =
-    "def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32]) "
-    "{\n"
-    "  %0 = nn.dense(%x, %w);\n"
-    "  %1 = nn.bias_add(%0, %b);\n"
-    "  %2 = nn.relu(%1);\n"
-    "  nn.relu(%2)\n"
-    "}\n";
-static const char* kSingleRelu =
-    "def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32]) "
-    "{\n"
-    "  %0 = nn.dense(%x, %w);\n"
-    "  %1 = nn.bias_add(%0, %b);\n"
-    "  nn.relu(%1)\n"
-    "}\n";
+    "def @main" PARAMS " {\n" DENSE_BIAS "  %2 = nn.relu(%1);\n  nn.relu(%2)\n}";
+static const char* kSingleRelu = "def @main" PARAMS " {\n" DENSE_BIAS "  nn.relu(%1)\n}";
 /* The same computation inside a local function: its literal is the callee of a call, so a
  * pattern can bind it and hand the test a function expression. */
-static const char* kLocal =
-    "def @main(%x: Tensor[(2, 4), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(3), float32]) "
-    "{\n"
-    "  %0 = fn (%p: Tensor[(2, 4), float32], %q: Tensor[(3, 4), float32], %r: Tensor[(3), "
-    "float32]) {\n"
-    "    %1 = nn.dense(%p, %q);\n"
-    "    %2 = nn.bias_add(%1, %r);\n"
-    "    %3 = nn.relu(%2);\n"
-    "    %4 = nn.relu(%3);\n"
-    "    (%4, %p)\n"
-    "  };\n"
-    "  %5 = %0(%x, %w, %b);\n"
-    "  %5.0\n"
-    "}\n";
+static const char* kLocal = "def @main" PARAMS
+                            " {\n"
+                            "  %f = fn (%p: Tensor[(2, 4), float32], %q: Tensor[(3, 4), float32], "
+                            "%r: Tensor[(3), float32]) {\n"
+                            "    %0 = nn.dense(%p, %q);\n    %1 = nn.bias_add(%0, %r);\n"
+                            "    %2 = nn.relu(%1);\n    %3 = nn.relu(%2);\n    (%3, %p)\n  };\n"
+                            "  %4 = %f(%x, %w, %b);\n  %4.0\n}";
 
 static TsPattern op(const char* name) {
   TsPattern p = NULL;
@@ -238,6 +222,10 @@ static TsStatus relu_source(TsExpr partition, const char* c_name, TsStringCallba
   return TS_OK;
 }
 
+#define DESTROY_ALL(PATTERNS)                                          \
+  for (size_t i_ = 0; i_ < sizeof PATTERNS / sizeof PATTERNS[0]; ++i_) \
+  TsPatternDestroy(PATTERNS[i_])
+
 /* ---- Tests ------------------------------------------------------------------------- */
 
 static void test_build_and_print(void) {
@@ -291,7 +279,7 @@ static void test_build_and_print(void) {
   CHECK(bad == NULL);
 
   TsPattern all[] = {relu, x, relu_x, var, cst, tup, item, alt, any_args, shaped, typed, attr, dom};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) TsPatternDestroy(all[i]);
+  DESTROY_ALL(all);
   TsPatternDestroy(NULL);
 }
 
@@ -421,7 +409,7 @@ static void test_match_rewrite_partition(void) {
   drop_relu_free(&d);
   TsPattern pats[] = {grab.callee, c.ops[0],   c.ops[1], c.ops[2], w1,   w2, w3,
                       w4,          dense_call, bias,     relu_any, path, dom};
-  for (size_t i = 0; i < sizeof pats / sizeof pats[0]; ++i) TsPatternDestroy(pats[i]);
+  DESTROY_ALL(pats);
   TsModuleDestroy(mod);
 }
 
@@ -439,6 +427,35 @@ static void test_rewrite_pass_on_module(void) {
   CHECK(run(mod, NULL, a) && run(out, NULL, b) && same(a, b));
   TsPassDestroy(pass);
   CHECK(destroyed == 1 && d.calls == 1);
+
+  /* The dnnl table and op predicates, on typed calls (typed by require_type; d.root: the outer
+   * relu, d.input: the bias_add, which dnnl.dense_bias matches). */
+  TsPatternTable dnnl = NULL;
+  TsStringRef label = {NULL, 0};
+  TsPattern entry = NULL;
+  size_t n = 0;
+  CHECK(TsPatternTableGet("dnnl", &dnnl) == TS_OK && d.root);
+  CHECK(TsPatternTableGetNumEntries(dnnl, &n) == TS_OK && n > 10);
+  int found = 0, accepted = -1, supported = -1;
+  for (size_t i = 0; i < n && !found && d.root; ++i) {
+    CHECK(TsPatternTableGetEntry(dnnl, i, &label, &entry, NULL) == TS_OK);
+    if (matches(entry, d.input)) {
+      found = 1;
+      CHECK(label.length > 5 && memcmp(label.data, "dnnl.", 5) == 0);
+      CHECK(TsPatternTableCheck(dnnl, i, d.input, &accepted) == TS_OK && accepted == 1);
+    }
+    TsPatternDestroy(entry);
+  }
+  CHECK(found == 1);
+  CHECK(TsPatternTableCheck(dnnl, n, d.root, &accepted) == TS_ERROR_VALUE);
+  TsPatternTableDestroy(dnnl);
+  GrowingBuffer ops = {NULL, 0};
+  CHECK(TsListSupportedOps("dnnl", append_growing, &ops) == TS_OK);
+  CHECK(ops.text && ops.text[0] == '[' && strstr(ops.text, "\"nn.relu\""));
+  free(ops.text);
+  CHECK(TsCallIsSupportedBy(d.root, "dnnl", &supported) == TS_OK && supported == 1);
+  CHECK(TsCallIsSupportedBy(d.root, "ctable", &supported) == TS_OK && supported == 0);
+
   drop_relu_free(&d);
   TsPatternDestroy(relu);
   TsModuleDestroy(mod);
@@ -572,38 +589,6 @@ static void test_tables_and_byoc(void) {
   }
   free(targets.text);
 
-  /* The dnnl table and op predicates, on typed calls (d.root: the outer relu, d.input: the
-   * bias_add, which dnnl.dense_bias matches). */
-  TsModule typed = NULL;
-  CHECK(TsModuleInferTypes(mod, &typed) == TS_OK);
-  DropRelu d = drop_relu_rule(relu_op);
-  TsPatternCallback cb = {d.outer, drop_relu, &d, NULL, 0};
-  CHECK(TsPatternRewritePassCreate("Keep", &cb, 1, &pass) == TS_OK);
-  text = run_pass_and_print(pass, typed); /* keeps d.root, the outer relu call */
-  free(text);
-  TsPatternTable dnnl = NULL;
-  CHECK(TsPatternTableGet("dnnl", &dnnl) == TS_OK && d.root);
-  CHECK(TsPatternTableGetNumEntries(dnnl, &n) == TS_OK && n > 10);
-  int found = 0, accepted = -1, supported = -1;
-  for (size_t i = 0; i < n && !found && d.root; ++i) {
-    CHECK(TsPatternTableGetEntry(dnnl, i, &label, &entry, NULL) == TS_OK);
-    if (matches(entry, d.input)) {
-      found = 1;
-      CHECK(label.length > 5 && memcmp(label.data, "dnnl.", 5) == 0);
-      CHECK(TsPatternTableCheck(dnnl, i, d.input, &accepted) == TS_OK && accepted == 1);
-    }
-    TsPatternDestroy(entry);
-  }
-  CHECK(found == 1);
-  CHECK(TsPatternTableCheck(dnnl, n, d.root, &accepted) == TS_ERROR_VALUE);
-  TsPatternTableDestroy(dnnl);
-  GrowingBuffer ops = {NULL, 0};
-  CHECK(TsListSupportedOps("dnnl", append_growing, &ops) == TS_OK);
-  CHECK(ops.text && ops.text[0] == '[' && strstr(ops.text, "\"nn.relu\""));
-  free(ops.text);
-  CHECK(TsCallIsSupportedBy(d.root, "dnnl", &supported) == TS_OK && supported == 1);
-  CHECK(TsCallIsSupportedBy(d.root, "ctable", &supported) == TS_OK && supported == 0);
-
   /* Bad input. */
   TsPatternTable bad = NULL;
   TsPatternTableEntry holes[1] = {{"x", NULL, check_root, &check, count_destroy}};
@@ -623,18 +608,16 @@ static void test_tables_and_byoc(void) {
   CHECK(TsMergeCompositeCompilersPassCreate(unknown, 1, &pass) == TS_ERROR_NOT_FOUND);
   CHECK(TsAnnotateTargetPassCreate(NULL, 1, 1, &pass) == TS_ERROR_VALUE);
   CHECK(TsMergeCompilerRegionsPassCreate(NULL) == TS_ERROR_INVALID_ARGUMENT);
-  CHECK(TsCallIsSupportedBy((TsExpr)mod, "dnnl", &supported) == TS_ERROR_TYPE);
+  CHECK(TsCallIsSupportedBy((TsExpr)mod, "dnnl", &(int){0}) == TS_ERROR_TYPE);
   CHECK(TsListSupportedOps(NULL, append_growing, NULL) == TS_ERROR_INVALID_ARGUMENT);
 
-  drop_relu_free(&d);
   TsPattern pats[] = {dense_op, bias_op, relu_op, w1, w2, w3, w4, dense, bias, relu};
-  for (size_t i = 0; i < sizeof pats / sizeof pats[0]; ++i) TsPatternDestroy(pats[i]);
+  DESTROY_ALL(pats);
   TsPatternTableDestroy(relu_table);
   before = destroyed;
   TsPatternTableDestroy(table); /* the registry and backend still hold the predicate */
   CHECK(destroyed == before);
   TsPatternTableDestroy(NULL);
-  TsModuleDestroy(typed);
   TsModuleDestroy(mod);
 }
 

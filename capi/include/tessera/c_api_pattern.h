@@ -77,7 +77,8 @@ TS_CAPI_EXPORT void TsPatternDestroy(TsPattern pattern);
 
 /** Sets `*matched` to 1 when `pattern` matches `expr`, else 0. Matching follows dataflow
  *  edges only (never into nested functions or through let-bound variables); `add` and
- *  `multiply` also match with swapped arguments. */
+ *  `multiply` also match with swapped arguments; a dominator pattern sees the graph of
+ *  `expr` alone. */
 TS_CAPI_EXPORT TsStatus TsPatternMatch(TsPattern pattern, TsExpr expr, int* matched);
 /** Matches `pattern` at `expr` inside function `func` (dominator patterns need the function
  *  to find consumers). On a match `*out` is a new TsPatternBindings the caller destroys;
@@ -103,14 +104,15 @@ TS_CAPI_EXPORT void TsPatternBindingsDestroy(TsPatternBindings bindings);
 
 /* ---- Rewriting and partitioning ------------------------------------------------------- */
 
-/** A rewrite: where the pattern matched, returns the replacement in `*out`. `pre` is the
- *  matched original, `post` the same node rebuilt over already rewritten inputs (set
- *  `*out` to `post` to leave it unchanged), `bindings` what each pattern node matched in
- *  `pre`. The three are borrowed for the call (look an expression up in `bindings` to keep
- *  a reference). `*out` must be an expression the callback owns a reference to (e.g. one
- *  from TsPatternBindingsLookup); the library takes that reference. A NULL `*out` is
- *  taken as `post`. On failure call TsSetLastError and return an error status: the
- *  rewrite fails with it. */
+/** A rewrite: where the pattern matched, gives the replacement in `*out`, which the
+ *  library sets to NULL before the call. `pre` is the matched original, `post` the same
+ *  node rebuilt over already rewritten inputs, `bindings` what each pattern node matched
+ *  in `pre`; the three are borrowed for the call (look an expression up in `bindings` to
+ *  keep a reference). Leaving `*out` NULL keeps `post` (no change). Otherwise `*out` is a
+ *  reference the callback owns (e.g. from TsPatternBindingsLookup or an expression
+ *  constructor; never the borrowed `pre`/`post` themselves), which the library takes
+ *  over; something other than an expression fails with TS_ERROR_TYPE. On failure call
+ *  TsSetLastError and return an error status: the rewrite fails with it. */
 typedef TsStatus (*TsPatternRewriteCallback)(TsExpr pre, TsExpr post, TsPatternBindings bindings,
                                              TsExpr* out, void* user_data);
 
