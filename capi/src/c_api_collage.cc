@@ -224,7 +224,7 @@ TsStatus TsPartitionRuleDFPatternCreate(const char* name, TsPattern pattern,
   TS_REQUIRE(pattern);
   TS_REQUIRE(out);
   return GiveRule(out, [&]() -> PartitionRulePtr {
-    tessera::DFPattern pat(Borrow<tessera::DFPatternNode>(pattern, "a pattern"));
+    tessera::DFPattern pat = PatternOf(pattern, "TsPartitionRuleDFPatternCreate");
     auto pred = ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
     return std::make_shared<DFPatternPartitionRule>(name, pat, pred);
   });

@@ -14,6 +14,7 @@
 #include "tessera/collage/dataflow_graph.h"
 #include "tessera/collage/partition_rule.h"
 #include "tessera/collage/sub_graph.h"
+#include "tessera/pattern/pattern.h"
 
 struct TsPartitionRule_ {
   tessera::collage::PartitionRulePtr rule;
@@ -88,6 +89,16 @@ H Lend(const Object* node) {
 /// its errors.
 std::function<bool(const Expr&)> ExprPredicateFromC(TsCollageExprPredicate fn, UserDataPtr data,
                                                     std::string where);
+
+/// The pattern behind a borrowed handle; a type error naming `what` when it is another
+/// node. (DFPatternNode has no type index range of its own, so Borrow alone would accept
+/// any node: the dynamic type is checked.)
+inline DFPattern PatternOf(TsPattern handle, const char* what) {
+  const Object* object = reinterpret_cast<const Object*>(handle);
+  if (!object) TS_THROW(kValue) << what << ": the pattern is NULL";
+  if (!dynamic_cast<const DFPatternNode*>(object)) TS_THROW(kType) << what << ": expected a pattern";
+  return DFPattern(Borrow<DFPatternNode>(handle, "a pattern"));
+}
 
 /// A depth or exit limit from C: 0 means none; negative is a value error naming `what`.
 size_t LimitFromC(int64_t value, const char* what, const char* which = "max_depth");

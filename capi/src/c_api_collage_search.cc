@@ -196,7 +196,7 @@ TsStatus TsRegisterExternalBackend(const char* name, const TsExternalPattern* pa
         TS_THROW(kValue) << "TsRegisterExternalBackend: pattern " << i << " has a NULL label or pattern";
       std::string label = p.label;
       if (label.rfind(backend + ".", 0) != 0) label = backend + "." + label;
-      table.push_back({label, tessera::DFPattern(Borrow<tessera::DFPatternNode>(p.pattern, "a pattern")),
+      table.push_back({label, PatternOf(p.pattern, "TsRegisterExternalBackend"),
                        ExprPredicateFromC(p.predicate, predicate_data[i],
                                           "external backend '" + backend + "' predicate of " + label)});
     }
