@@ -56,13 +56,20 @@ namespace {
 
 OpPatternKind KindFromC(const char* text) {
   static const std::pair<const char*, OpPatternKind> kKinds[] = {
-      {"E", OpPatternKind::kElemwise},         {"elemwise", OpPatternKind::kElemwise},
-      {"B", OpPatternKind::kBroadcast},        {"broadcast", OpPatternKind::kBroadcast},
-      {"I", OpPatternKind::kInjective},        {"injective", OpPatternKind::kInjective},
-      {"R", OpPatternKind::kCommReduce},       {"comm_reduce", OpPatternKind::kCommReduce},
-      {"A", OpPatternKind::kOutEWiseFusable},  {"out_elemwise_fusable", OpPatternKind::kOutEWiseFusable},
-      {"T", OpPatternKind::kTuple},            {"tuple", OpPatternKind::kTuple},
-      {"O", OpPatternKind::kOpaque},           {"opaque", OpPatternKind::kOpaque}};
+      {"E", OpPatternKind::kElemwise},
+      {"elemwise", OpPatternKind::kElemwise},
+      {"B", OpPatternKind::kBroadcast},
+      {"broadcast", OpPatternKind::kBroadcast},
+      {"I", OpPatternKind::kInjective},
+      {"injective", OpPatternKind::kInjective},
+      {"R", OpPatternKind::kCommReduce},
+      {"comm_reduce", OpPatternKind::kCommReduce},
+      {"A", OpPatternKind::kOutEWiseFusable},
+      {"out_elemwise_fusable", OpPatternKind::kOutEWiseFusable},
+      {"T", OpPatternKind::kTuple},
+      {"tuple", OpPatternKind::kTuple},
+      {"O", OpPatternKind::kOpaque},
+      {"opaque", OpPatternKind::kOpaque}};
   if (!text) TS_THROW(kValue) << "collage: a pattern kind is NULL";
   for (const auto& [name, kind] : kKinds)
     if (std::string(text) == name) return kind;
@@ -75,7 +82,9 @@ TsStatus GiveRule(TsPartitionRule* out, std::function<PartitionRulePtr()> make) 
   return Guard([&] { *out = new TsPartitionRule_{make()}; });
 }
 
-TsStringRef StaticRef(const char* text) { return TsStringRef{text, std::char_traits<char>::length(text)}; }
+TsStringRef StaticRef(const char* text) {
+  return TsStringRef{text, std::char_traits<char>::length(text)};
+}
 
 const IndexSet& IndexesOf(const SubGraph& sub_graph, TsSubGraphIndexKind kind) {
   switch (kind) {
@@ -101,7 +110,9 @@ void AppendSpec(TsCandidateList_& list, const PartitionSpecPtr& spec) {
   for (CandidatePartition& c : found) list.candidates.push_back(std::move(c));
 }
 
-std::string Text(const char* s, const char* fallback) { return s && *s ? s : fallback; }
+std::string Text(const char* s, const char* fallback) {
+  return s && *s ? s : fallback;
+}
 
 }  // namespace
 
@@ -114,23 +125,25 @@ TsStatus TsDataflowGraphCreate(TsModule module, TsDataflowGraph* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     tessera::IRModule mod = BorrowModule(module);
-    auto graph = std::make_shared<const DataflowGraph>(
-        tessera::InferTypes(mod).LookupFunction("main"));
+    auto graph =
+        std::make_shared<const DataflowGraph>(tessera::InferTypes(mod).LookupFunction("main"));
     auto* g = new TsDataflowGraph_{mod, graph, {}};
     for (size_t i = 0; i < graph->size(); ++i) g->labels.push_back(graph->NodeLabel(i));
     *out = g;
   });
 }
 
-size_t TsDataflowGraphGetNumNodes(TsDataflowGraph graph) { return graph ? graph->graph->size() : 0; }
+size_t TsDataflowGraphGetNumNodes(TsDataflowGraph graph) {
+  return graph ? graph->graph->size() : 0;
+}
 
 TsStatus TsDataflowGraphGetNodeLabel(TsDataflowGraph graph, size_t index, TsStringRef* out) {
   TS_REQUIRE(graph);
   TS_REQUIRE(out);
   return Guard([&] {
     if (index >= graph->labels.size())
-      TS_THROW(kValue) << "TsDataflowGraphGetNodeLabel: index " << index << " out of range (the graph has "
-                       << graph->labels.size() << " nodes)";
+      TS_THROW(kValue) << "TsDataflowGraphGetNodeLabel: index " << index
+                       << " out of range (the graph has " << graph->labels.size() << " nodes)";
     *out = RefOf(graph->labels[index]);
   });
 }
@@ -140,8 +153,8 @@ TsStatus TsDataflowGraphGetNode(TsDataflowGraph graph, size_t index, TsExpr* out
   TS_REQUIRE(out);
   return Guard([&] {
     if (index >= graph->graph->size())
-      TS_THROW(kValue) << "TsDataflowGraphGetNode: index " << index << " out of range (the graph has "
-                       << graph->graph->size() << " nodes)";
+      TS_THROW(kValue) << "TsDataflowGraphGetNode: index " << index
+                       << " out of range (the graph has " << graph->graph->size() << " nodes)";
     *out = Give<TsExpr>(tessera::Ref<const tessera::Object>(graph->graph->expr(index).get()));
   });
 }
@@ -169,14 +182,17 @@ TsStatus TsDataflowGraphRewrite(TsDataflowGraph graph, const TsCollagePart* part
       if (!why.empty())
         TS_THROW(kValue) << "TsDataflowGraphRewrite: part " << set.ToString()
                          << " cannot become one function: " << why;
-      nested.push_back(
-          NestedSubGraph{sub_graph, AttrsFromC(parts[p].attrs, parts[p].num_attrs, "TsDataflowGraphRewrite")});
+      nested.push_back(NestedSubGraph{
+          sub_graph, AttrsFromC(parts[p].attrs, parts[p].num_attrs, "TsDataflowGraphRewrite")});
     }
-    *out = GiveModule(tessera::InferTypes(graph->mod.WithFunction("main", ParallelRewrite(g, nested))));
+    *out = GiveModule(
+        tessera::InferTypes(graph->mod.WithFunction("main", ParallelRewrite(g, nested))));
   });
 }
 
-void TsDataflowGraphDestroy(TsDataflowGraph graph) { delete graph; }
+void TsDataflowGraphDestroy(TsDataflowGraph graph) {
+  delete graph;
+}
 
 /* ---- Partition rules ---- */
 
@@ -202,17 +218,20 @@ TsStatus TsPartitionRuleOpPredicateCreate(const char* name, const char* const* o
   });
 }
 
-TsStatus TsPartitionRuleOpPredicateCallbackCreate(const char* name, TsCollageExprPredicate predicate,
-                                                  void* user_data, TsUserDataDestroy destroy,
+TsStatus TsPartitionRuleOpPredicateCallbackCreate(const char* name,
+                                                  TsCollageExprPredicate predicate, void* user_data,
+                                                  TsUserDataDestroy destroy,
                                                   const char* description, TsPartitionRule* out) {
   UserDataPtr data = HoldUserData(user_data, destroy);
   TS_REQUIRE(name);
   TS_REQUIRE(predicate);
   TS_REQUIRE(out);
   return GiveRule(out, [&]() -> PartitionRulePtr {
-    auto fn = ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
+    auto fn =
+        ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
     auto on_call = [fn](const tessera::CallNode& call) { return fn(Expr(&call)); };
-    return std::make_shared<OpPredicatePartitionRule>(name, on_call, description ? description : "");
+    return std::make_shared<OpPredicatePartitionRule>(name, on_call,
+                                                      description ? description : "");
   });
 }
 
@@ -225,7 +244,8 @@ TsStatus TsPartitionRuleDFPatternCreate(const char* name, TsPattern pattern,
   TS_REQUIRE(out);
   return GiveRule(out, [&]() -> PartitionRulePtr {
     tessera::DFPattern pat = PatternOf(pattern, "TsPartitionRuleDFPatternCreate");
-    auto pred = ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
+    auto pred =
+        ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
     return std::make_shared<DFPatternPartitionRule>(name, pat, pred);
   });
 }
@@ -235,8 +255,10 @@ TsStatus TsPartitionRuleByocCreate(const char* compiler, int64_t max_depth, cons
   TS_REQUIRE(compiler);
   TS_REQUIRE(out);
   return GiveRule(out, [&] {
-    ByocFusionStyle style = ParseByocFusionStyle(Text(fusion, "arbitrary"), "TsPartitionRuleByocCreate");
-    return MakeByocPartitionRule(compiler, LimitFromC(max_depth, "TsPartitionRuleByocCreate"), style);
+    ByocFusionStyle style =
+        ParseByocFusionStyle(Text(fusion, "arbitrary"), "TsPartitionRuleByocCreate");
+    return MakeByocPartitionRule(compiler, LimitFromC(max_depth, "TsPartitionRuleByocCreate"),
+                                 style);
   });
 }
 
@@ -246,18 +268,22 @@ TsStatus TsPartitionRuleOpCallByKindCreate(const char* name, TsPartitionRule* ou
   return GiveRule(out, [&] { return std::make_shared<OpCallByKindPartitionRule>(name); });
 }
 
-TsStatus TsPartitionRuleCompositeCreate(const char* name, TsPartitionRule sub_rule, TsPartitionRule* out) {
+TsStatus TsPartitionRuleCompositeCreate(const char* name, TsPartitionRule sub_rule,
+                                        TsPartitionRule* out) {
   TS_REQUIRE(name);
   TS_REQUIRE(sub_rule);
   TS_REQUIRE(out);
-  return GiveRule(out, [&] { return std::make_shared<CompositePartitionRule>(name, sub_rule->rule); });
+  return GiveRule(out,
+                  [&] { return std::make_shared<CompositePartitionRule>(name, sub_rule->rule); });
 }
 
-TsStatus TsPartitionRulePrimitiveCreate(const char* name, TsPartitionRule sub_rule, TsPartitionRule* out) {
+TsStatus TsPartitionRulePrimitiveCreate(const char* name, TsPartitionRule sub_rule,
+                                        TsPartitionRule* out) {
   TS_REQUIRE(name);
   TS_REQUIRE(sub_rule);
   TS_REQUIRE(out);
-  return GiveRule(out, [&] { return std::make_shared<PrimitivePartitionRule>(name, sub_rule->rule); });
+  return GiveRule(out,
+                  [&] { return std::make_shared<PrimitivePartitionRule>(name, sub_rule->rule); });
 }
 
 TsStatus TsPartitionRuleUnionCreate(const char* name, const TsPartitionRule* sub_rules,
@@ -265,7 +291,8 @@ TsStatus TsPartitionRuleUnionCreate(const char* name, const TsPartitionRule* sub
   TS_REQUIRE(name);
   TS_REQUIRE(out);
   return GiveRule(out, [&] {
-    if (num_sub_rules && !sub_rules) TS_THROW(kValue) << "TsPartitionRuleUnionCreate: sub_rules are NULL";
+    if (num_sub_rules && !sub_rules)
+      TS_THROW(kValue) << "TsPartitionRuleUnionCreate: sub_rules are NULL";
     std::vector<PartitionRulePtr> rules;
     for (size_t i = 0; i < num_sub_rules; ++i)
       rules.push_back(RuleOf(sub_rules[i], "TsPartitionRuleUnionCreate"));
@@ -280,19 +307,22 @@ TsStatus TsPartitionRuleCombineCreate(const char* name, TsPartitionRule sub_rule
   TS_REQUIRE(sub_rule);
   TS_REQUIRE(out);
   return GiveRule(out, [&] {
-    if (num_combiners && !combiners) TS_THROW(kValue) << "TsPartitionRuleCombineCreate: combiners are NULL";
+    if (num_combiners && !combiners)
+      TS_THROW(kValue) << "TsPartitionRuleCombineCreate: combiners are NULL";
     std::vector<CombinerRulePtr> rules;
     for (size_t i = 0; i < num_combiners; ++i) {
-      if (!combiners[i]) TS_THROW(kValue) << "TsPartitionRuleCombineCreate: combiner " << i << " is NULL";
+      if (!combiners[i])
+        TS_THROW(kValue) << "TsPartitionRuleCombineCreate: combiner " << i << " is NULL";
       rules.push_back(combiners[i]->rule);
     }
-    return std::make_shared<CombinePartitionRule>(name, sub_rule->rule, rules,
-                                                  LimitFromC(max_depth, "TsPartitionRuleCombineCreate"));
+    return std::make_shared<CombinePartitionRule>(
+        name, sub_rule->rule, rules, LimitFromC(max_depth, "TsPartitionRuleCombineCreate"));
   });
 }
 
-TsStatus TsPartitionRuleOnlyValidCreate(const char* name, TsPartitionRule sub_rule, int64_t max_exits,
-                                        int allow_taps, int64_t max_depth, TsPartitionRule* out) {
+TsStatus TsPartitionRuleOnlyValidCreate(const char* name, TsPartitionRule sub_rule,
+                                        int64_t max_exits, int allow_taps, int64_t max_depth,
+                                        TsPartitionRule* out) {
   TS_REQUIRE(name);
   TS_REQUIRE(sub_rule);
   TS_REQUIRE(out);
@@ -309,16 +339,20 @@ TsStatus TsPartitionRuleHostCreate(const char* name, TsPartitionRule* out) {
   return GiveRule(out, [&] { return std::make_shared<HostPartitionRule>(name); });
 }
 
-TsStatus TsPartitionRuleMaxCoalesceCreate(const char* name, TsPartitionRule sub_rule, TsPartitionRule* out) {
+TsStatus TsPartitionRuleMaxCoalesceCreate(const char* name, TsPartitionRule sub_rule,
+                                          TsPartitionRule* out) {
   TS_REQUIRE(name);
   TS_REQUIRE(sub_rule);
   TS_REQUIRE(out);
-  return GiveRule(out, [&] { return std::make_shared<MaxCoalescePartitionRule>(name, sub_rule->rule); });
+  return GiveRule(out,
+                  [&] { return std::make_shared<MaxCoalescePartitionRule>(name, sub_rule->rule); });
 }
 
 TsStatus TsPartitionRuleFuseOpsLikeCreate(int64_t max_depth, TsPartitionRule* out) {
   TS_REQUIRE(out);
-  return GiveRule(out, [&] { return MakeFuseOpsLikeRule(LimitFromC(max_depth, "TsPartitionRuleFuseOpsLikeCreate")); });
+  return GiveRule(out, [&] {
+    return MakeFuseOpsLikeRule(LimitFromC(max_depth, "TsPartitionRuleFuseOpsLikeCreate"));
+  });
 }
 
 TsStringRef TsPartitionRuleGetName(TsPartitionRule rule) {
@@ -335,7 +369,9 @@ TsStatus TsPartitionRulePrint(TsPartitionRule rule, TsStringCallback callback, v
   });
 }
 
-void TsPartitionRuleDestroy(TsPartitionRule rule) { delete rule; }
+void TsPartitionRuleDestroy(TsPartitionRule rule) {
+  delete rule;
+}
 
 TsStatus TsCombinerRuleAllSimpleCreate(const char* name, const char* const* upstream_kinds,
                                        const char* const* downstream_kinds, size_t num_pairs,
@@ -377,12 +413,15 @@ TsStatus TsCombinerRulePrint(TsCombinerRule rule, TsStringCallback callback, voi
   return Guard([&] { Emit(rule->rule->ToString(), callback, user_data); });
 }
 
-void TsCombinerRuleDestroy(TsCombinerRule rule) { delete rule; }
+void TsCombinerRuleDestroy(TsCombinerRule rule) {
+  delete rule;
+}
 
 /* ---- Candidates ---- */
 
-TsStatus TsPartitionRuleGetCandidates(TsPartitionRule rule, TsDataflowGraph graph, const char* spec_name,
-                                      TsTarget target, const char* compiler, TsCandidateList* out) {
+TsStatus TsPartitionRuleGetCandidates(TsPartitionRule rule, TsDataflowGraph graph,
+                                      const char* spec_name, TsTarget target, const char* compiler,
+                                      TsCandidateList* out) {
   TS_REQUIRE(rule);
   TS_REQUIRE(graph);
   TS_REQUIRE(out);
@@ -390,48 +429,56 @@ TsStatus TsPartitionRuleGetCandidates(TsPartitionRule rule, TsDataflowGraph grap
     tessera::Target t = target ? target->target : tessera::Target::Parse("native");
     auto list = std::make_unique<TsCandidateList_>();
     list->graph = graph->graph;
-    AppendSpec(*list, MakePartitionSpec(Text(spec_name, "spec"), t, rule->rule, compiler ? compiler : ""));
+    AppendSpec(*list,
+               MakePartitionSpec(Text(spec_name, "spec"), t, rule->rule, compiler ? compiler : ""));
     *out = list.release();
   });
 }
 
-TsStatus TsCollageTargetCandidates(TsDataflowGraph graph, const TsTarget* targets, size_t num_targets,
-                                   int64_t max_depth, int include_host, TsCandidateList* out) {
+TsStatus TsCollageTargetCandidates(TsDataflowGraph graph, const TsTarget* targets,
+                                   size_t num_targets, int64_t max_depth, int include_host,
+                                   TsCandidateList* out) {
   TS_REQUIRE(graph);
   TS_REQUIRE(out);
   return Guard([&] {
-    std::vector<tessera::Target> ts = TargetsFromC(targets, num_targets, "TsCollageTargetCandidates");
+    std::vector<tessera::Target> ts =
+        TargetsFromC(targets, num_targets, "TsCollageTargetCandidates");
     auto list = std::make_unique<TsCandidateList_>();
     list->graph = graph->graph;
-    for (const PartitionSpecPtr& spec :
-         GatherPartitionSpecs(ts, LimitFromC(max_depth, "TsCollageTargetCandidates"), include_host != 0))
+    for (const PartitionSpecPtr& spec : GatherPartitionSpecs(
+             ts, LimitFromC(max_depth, "TsCollageTargetCandidates"), include_host != 0))
       AppendSpec(*list, spec);
     *out = list.release();
   });
 }
 
-size_t TsCandidateListGetNumCandidates(TsCandidateList list) { return list ? list->candidates.size() : 0; }
+size_t TsCandidateListGetNumCandidates(TsCandidateList list) {
+  return list ? list->candidates.size() : 0;
+}
 
 TsStatus TsCandidateListGetCandidate(TsCandidateList list, size_t index, TsCandidate* out) {
   TS_REQUIRE(list);
   TS_REQUIRE(out);
   return Guard([&] {
     if (index >= list->candidates.size())
-      TS_THROW(kValue) << "TsCandidateListGetCandidate: index " << index << " out of range (the list has "
-                       << list->candidates.size() << " candidates)";
+      TS_THROW(kValue) << "TsCandidateListGetCandidate: index " << index
+                       << " out of range (the list has " << list->candidates.size()
+                       << " candidates)";
     *out = new TsCandidate_{list->graph, list->candidates[index]};
   });
 }
 
-size_t TsCandidateListGetNumSpecs(TsCandidateList list) { return list ? list->specs.size() : 0; }
+size_t TsCandidateListGetNumSpecs(TsCandidateList list) {
+  return list ? list->specs.size() : 0;
+}
 
-TsStatus TsCandidateListGetSpec(TsCandidateList list, size_t index, TsStringRef* name, size_t* first,
-                                size_t* count) {
+TsStatus TsCandidateListGetSpec(TsCandidateList list, size_t index, TsStringRef* name,
+                                size_t* first, size_t* count) {
   TS_REQUIRE(list);
   return Guard([&] {
     if (index >= list->specs.size())
-      TS_THROW(kValue) << "TsCandidateListGetSpec: index " << index << " out of range (the list has "
-                       << list->specs.size() << " specs)";
+      TS_THROW(kValue) << "TsCandidateListGetSpec: index " << index
+                       << " out of range (the list has " << list->specs.size() << " specs)";
     const TsCandidateList_::Spec& spec = list->specs[index];
     if (name) *name = RefOf(spec.name);
     if (first) *first = spec.first;
@@ -439,7 +486,9 @@ TsStatus TsCandidateListGetSpec(TsCandidateList list, size_t index, TsStringRef*
   });
 }
 
-void TsCandidateListDestroy(TsCandidateList list) { delete list; }
+void TsCandidateListDestroy(TsCandidateList list) {
+  delete list;
+}
 
 TsStringRef TsCandidateGetRuleName(TsCandidate candidate) {
   return candidate ? RefOf(candidate->candidate.rule_name) : TsStringRef{nullptr, 0};
@@ -452,7 +501,9 @@ TsStringRef TsCandidateGetSpecName(TsCandidate candidate) {
 TsStatus TsCandidateGetSubGraph(TsCandidate candidate, TsSubGraph* out) {
   TS_REQUIRE(candidate);
   TS_REQUIRE(out);
-  return Guard([&] { *out = new TsSubGraph_{candidate->graph, candidate->candidate.sub_graph, Attrs()}; });
+  return Guard([&] {
+    *out = new TsSubGraph_{candidate->graph, candidate->candidate.sub_graph, Attrs()};
+  });
 }
 
 TsStatus TsCandidateGetFunction(TsCandidate candidate, TsExpr* out) {
@@ -466,11 +517,14 @@ TsStatus TsCandidateGetFunction(TsCandidate candidate, TsExpr* out) {
       *out = nullptr;
       return;
     }
-    *out = Give<TsExpr>(tessera::Ref<const tessera::Object>(Extract(graph, sub_graph).function.get()));
+    *out =
+        Give<TsExpr>(tessera::Ref<const tessera::Object>(Extract(graph, sub_graph).function.get()));
   });
 }
 
-void TsCandidateDestroy(TsCandidate candidate) { delete candidate; }
+void TsCandidateDestroy(TsCandidate candidate) {
+  delete candidate;
+}
 
 TsStatus TsSubGraphGetNumIndexes(TsSubGraph sub_graph, TsSubGraphIndexKind kind, size_t* out) {
   TS_REQUIRE(sub_graph);
@@ -495,10 +549,13 @@ TsStringRef TsSubGraphGetLabel(TsSubGraph sub_graph) {
 }
 
 TsStringRef TsSubGraphGetKind(TsSubGraph sub_graph) {
-  return sub_graph ? StaticRef(tessera::OpPatternKindName(sub_graph->sub_graph.kind())) : TsStringRef{nullptr, 0};
+  return sub_graph ? StaticRef(tessera::OpPatternKindName(sub_graph->sub_graph.kind()))
+                   : TsStringRef{nullptr, 0};
 }
 
-size_t TsSubGraphGetDepth(TsSubGraph sub_graph) { return sub_graph ? sub_graph->sub_graph.depth() : 0; }
+size_t TsSubGraphGetDepth(TsSubGraph sub_graph) {
+  return sub_graph ? sub_graph->sub_graph.depth() : 0;
+}
 
 size_t TsSubGraphGetNumNested(TsSubGraph sub_graph) {
   return sub_graph ? sub_graph->sub_graph.nested_sub_graphs().size() : 0;
@@ -516,7 +573,9 @@ TsStatus TsSubGraphGetNested(TsSubGraph sub_graph, size_t i, TsSubGraph* out) {
   });
 }
 
-size_t TsSubGraphGetNumAttributes(TsSubGraph sub_graph) { return sub_graph ? sub_graph->attrs.size() : 0; }
+size_t TsSubGraphGetNumAttributes(TsSubGraph sub_graph) {
+  return sub_graph ? sub_graph->attrs.size() : 0;
+}
 
 TsStatus TsSubGraphGetAttribute(TsSubGraph sub_graph, size_t i, TsNamedAttribute* out) {
   TS_REQUIRE(sub_graph);
@@ -524,27 +583,31 @@ TsStatus TsSubGraphGetAttribute(TsSubGraph sub_graph, size_t i, TsNamedAttribute
   return Guard([&] {
     const auto& items = sub_graph->attrs.items();
     if (i >= items.size())
-      TS_THROW(kValue) << "TsSubGraphGetAttribute: index " << i << " out of range (the sub-graph has "
-                       << items.size() << " attributes)";
+      TS_THROW(kValue) << "TsSubGraphGetAttribute: index " << i
+                       << " out of range (the sub-graph has " << items.size() << " attributes)";
     *out = TsNamedAttribute{RefOf(items[i].first), GiveAttr(items[i].second)};
   });
 }
 
-void TsSubGraphDestroy(TsSubGraph sub_graph) { delete sub_graph; }
+void TsSubGraphDestroy(TsSubGraph sub_graph) {
+  delete sub_graph;
+}
 
-TsStatus TsCollagePartitionForTestingPassCreate(int64_t max_exits, int allow_taps, const char* compiler,
-                                                const size_t* indexes, size_t num_indexes,
-                                                const char* const* labels, size_t num_labels,
-                                                TsPass* out) {
+TsStatus TsCollagePartitionForTestingPassCreate(int64_t max_exits, int allow_taps,
+                                                const char* compiler, const size_t* indexes,
+                                                size_t num_indexes, const char* const* labels,
+                                                size_t num_labels, TsPass* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    if (num_indexes && !indexes) TS_THROW(kValue) << "TsCollagePartitionForTestingPassCreate: indexes are NULL";
-    if (num_labels && !labels) TS_THROW(kValue) << "TsCollagePartitionForTestingPassCreate: labels are NULL";
+    if (num_indexes && !indexes)
+      TS_THROW(kValue) << "TsCollagePartitionForTestingPassCreate: indexes are NULL";
+    if (num_labels && !labels)
+      TS_THROW(kValue) << "TsCollagePartitionForTestingPassCreate: labels are NULL";
     std::vector<std::string> names;
     for (size_t i = 0; i < num_labels; ++i) names.push_back(labels[i] ? labels[i] : "");
     *out = new TsPass_{PartitionForTesting(
-        LimitFromC(max_exits, "PartitionForTesting", "max_exits"), allow_taps != 0, compiler ? compiler : "",
-        std::vector<size_t>(indexes, indexes + num_indexes), names)};
+        LimitFromC(max_exits, "PartitionForTesting", "max_exits"), allow_taps != 0,
+        compiler ? compiler : "", std::vector<size_t>(indexes, indexes + num_indexes), names)};
   });
 }
 

@@ -96,7 +96,8 @@ std::function<bool(const Expr&)> ExprPredicateFromC(TsCollageExprPredicate fn, U
 inline DFPattern PatternOf(TsPattern handle, const char* what) {
   const Object* object = reinterpret_cast<const Object*>(handle);
   if (!object) TS_THROW(kValue) << what << ": the pattern is NULL";
-  if (!dynamic_cast<const DFPatternNode*>(object)) TS_THROW(kType) << what << ": expected a pattern";
+  if (!dynamic_cast<const DFPatternNode*>(object))
+    TS_THROW(kType) << what << ": expected a pattern";
   return DFPattern(Borrow<DFPatternNode>(handle, "a pattern"));
 }
 

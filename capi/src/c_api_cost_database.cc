@@ -16,7 +16,8 @@ TsStatus TsCostDatabaseOpen(const char* path, TsCostDatabase* out) {
   return Guard([&] {
     std::shared_ptr<CostDatabase> db =
         path ? std::make_shared<CostDatabase>(path, CostDatabase::Open::kCreate)
-             : std::make_shared<CostDatabase>(CostDatabase::DefaultPath(), CostDatabase::Open::kCreateWithDirs);
+             : std::make_shared<CostDatabase>(CostDatabase::DefaultPath(),
+                                              CostDatabase::Open::kCreateWithDirs);
     *out = new TsCostDatabase_{std::move(db)};
   });
 }
@@ -76,37 +77,52 @@ TsStatus TsCostDatabaseImport(TsCostDatabase db, const char* path, size_t* added
   });
 }
 
-void TsCostDatabaseDestroy(TsCostDatabase db) { delete db; }
+void TsCostDatabaseDestroy(TsCostDatabase db) {
+  delete db;
+}
 
-size_t TsCostRecordListGetNumRecords(TsCostRecordList list) { return list ? list->records.size() : 0; }
+size_t TsCostRecordListGetNumRecords(TsCostRecordList list) {
+  return list ? list->records.size() : 0;
+}
 
 TsStatus TsCostRecordListGetRecord(TsCostRecordList list, size_t index, TsCostRecord* out) {
   TS_REQUIRE(list);
   TS_REQUIRE(out);
   return Guard([&] {
     if (index >= list->records.size())
-      TS_THROW(kValue) << "TsCostRecordListGetRecord: index " << index << " out of range (the list has "
-                       << list->records.size() << " records)";
+      TS_THROW(kValue) << "TsCostRecordListGetRecord: index " << index
+                       << " out of range (the list has " << list->records.size() << " records)";
     const CostRecord& r = list->records[index];
-    *out = TsCostRecord{RefOf(r.key.hash),     RefOf(r.kind),          RefOf(r.label),
-                        RefOf(r.key.target),   RefOf(r.key.fingerprint), RefOf(r.key.cost_model),
-                        RefOf(r.key.workload), RefOf(r.error),         r.cost,
-                        r.spread,              r.repeats,              r.measured_at};
+    *out = TsCostRecord{RefOf(r.key.hash),
+                        RefOf(r.kind),
+                        RefOf(r.label),
+                        RefOf(r.key.target),
+                        RefOf(r.key.fingerprint),
+                        RefOf(r.key.cost_model),
+                        RefOf(r.key.workload),
+                        RefOf(r.error),
+                        r.cost,
+                        r.spread,
+                        r.repeats,
+                        r.measured_at};
   });
 }
 
-void TsCostRecordListDestroy(TsCostRecordList list) { delete list; }
+void TsCostRecordListDestroy(TsCostRecordList list) {
+  delete list;
+}
 
-TsStatus TsCollageMachineFingerprint(const TsTarget* targets, size_t num_targets, TsStringCallback callback,
-                                     void* user_data) {
+TsStatus TsCollageMachineFingerprint(const TsTarget* targets, size_t num_targets,
+                                     TsStringCallback callback, void* user_data) {
   TS_REQUIRE(callback);
   return Guard([&] {
-    Emit(MachineFingerprint(TargetsFromC(targets, num_targets, "TsCollageMachineFingerprint")), callback,
-         user_data);
+    Emit(MachineFingerprint(TargetsFromC(targets, num_targets, "TsCollageMachineFingerprint")),
+         callback, user_data);
   });
 }
 
-TsStatus TsCollageRunnerFingerprint(const char* targets_text, TsStringCallback callback, void* user_data) {
+TsStatus TsCollageRunnerFingerprint(const char* targets_text, TsStringCallback callback,
+                                    void* user_data) {
   TS_REQUIRE(targets_text);
   TS_REQUIRE(callback);
   return Guard([&] { Emit(RunnerFingerprint(targets_text), callback, user_data); });

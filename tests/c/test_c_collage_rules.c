@@ -15,7 +15,9 @@ static const char* kModel =
 
 /* Releases an expression: node handles share one reference count, so until the IR's
  * TsExprDestroy is merged, TsModuleDestroy (which drops any node handle) does it. */
-static void release_expr(TsExpr expr) { TsModuleDestroy((TsModule)expr); }
+static void release_expr(TsExpr expr) {
+  TsModuleDestroy((TsModule)expr);
+}
 
 static int ref_eq(TsStringRef ref, const char* text) {
   return ref.data && ref.length == strlen(text) && memcmp(ref.data, text, ref.length) == 0;
@@ -50,9 +52,13 @@ static TsStatus accept_add(TsExpr call, int* result, void* user) {
   return TS_OK;
 }
 
-static void destroy_state(void* user) { ((PredicateState*)user)->destroyed++; }
+static void destroy_state(void* user) {
+  ((PredicateState*)user)->destroyed++;
+}
 
-static void append_to(const char* data, size_t length, void* user) { append_growing(data, length, user); }
+static void append_to(const char* data, size_t length, void* user) {
+  append_growing(data, length, user);
+}
 
 /* The printed text of a rule (NUL-terminated, to free). */
 static char* rule_text(TsPartitionRule rule) {
@@ -174,13 +180,14 @@ int main(void) {
   CHECK(tree && strstr(tree, "op in nn.relu") != NULL);
   free(tree);
   PredicateState state = {0, 0, 0};
-  CHECK(TsPartitionRuleOpPredicateCallbackCreate("adds", accept_add, &state, destroy_state, "adds only",
-                                                 &by_fn) == TS_OK);
+  CHECK(TsPartitionRuleOpPredicateCallbackCreate("adds", accept_add, &state, destroy_state,
+                                                 "adds only", &by_fn) == TS_OK);
   CHECK(TsPartitionRuleGetCandidates(by_fn, graph, NULL, NULL, NULL, &list) == TS_OK);
   CHECK(state.calls == 4 && TsCandidateListGetNumCandidates(list) == 1);
   TsCandidate c = NULL;
   TsSubGraph sub = NULL;
-  CHECK(TsCandidateListGetCandidate(list, 0, &c) == TS_OK && TsCandidateGetSubGraph(c, &sub) == TS_OK);
+  CHECK(TsCandidateListGetCandidate(list, 0, &c) == TS_OK &&
+        TsCandidateGetSubGraph(c, &sub) == TS_OK);
   CHECK(mask_of(sub, TS_SUB_GRAPH_INSIDE) == 1UL << add);
   TsSubGraphDestroy(sub);
   TsCandidateDestroy(c);
@@ -193,7 +200,8 @@ int main(void) {
   TsPartitionRuleDestroy(composite); /* the tree keeps its sub-rules */
   CHECK(TsPartitionRuleGetCandidates(primitive, graph, "ext", NULL, "ext", &list) == TS_OK);
   CHECK(TsCandidateListGetNumCandidates(list) == 1);
-  CHECK(TsCandidateListGetCandidate(list, 0, &c) == TS_OK && TsCandidateGetSubGraph(c, &sub) == TS_OK);
+  CHECK(TsCandidateListGetCandidate(list, 0, &c) == TS_OK &&
+        TsCandidateGetSubGraph(c, &sub) == TS_OK);
   /* The kernel function {Primitive, Compiler}, with the {Composite} function inside. */
   CHECK(TsSubGraphGetNumNested(sub) == 1);
   TsSubGraph nested = NULL, inner = NULL;
@@ -209,7 +217,8 @@ int main(void) {
   TsCandidateListDestroy(list);
 
   /* Union, host, max_coalesce and the FuseOps-like rule; the specs of a target list. */
-  TsPartitionRule parts[2] = {by_name, by_kind}, uni = NULL, host = NULL, coalesce = NULL, fuse = NULL;
+  TsPartitionRule parts[2] = {by_name, by_kind}, uni = NULL, host = NULL, coalesce = NULL,
+                  fuse = NULL;
   CHECK(TsPartitionRuleUnionCreate("union", parts, 2, &uni) == TS_OK);
   CHECK(TsPartitionRuleGetCandidates(uni, graph, NULL, NULL, NULL, &list) == TS_OK);
   CHECK(TsCandidateListGetNumCandidates(list) == 4); /* relu twice: by name and by kind */
@@ -225,7 +234,8 @@ int main(void) {
   int function_less = 0;
   for (size_t i = 0; i < host_count; ++i) {
     TsExpr fn = NULL;
-    CHECK(TsCandidateListGetCandidate(list, i, &c) == TS_OK && TsCandidateGetFunction(c, &fn) == TS_OK);
+    CHECK(TsCandidateListGetCandidate(list, i, &c) == TS_OK &&
+          TsCandidateGetFunction(c, &fn) == TS_OK);
     function_less += fn == NULL; /* the function node itself */
     release_expr(fn);
     TsCandidateDestroy(c);
@@ -273,7 +283,8 @@ int main(void) {
   free(text.text);
   TsModuleDestroy(partitioned);
   TsPassDestroy(pass);
-  CHECK(TsCollagePartitionForTestingPassCreate(-1, 0, "ext", idx, 2, NULL, 0, &pass) == TS_ERROR_VALUE);
+  CHECK(TsCollagePartitionForTestingPassCreate(-1, 0, "ext", idx, 2, NULL, 0, &pass) ==
+        TS_ERROR_VALUE);
 
   /* Bad input. */
   TsPartitionRule bad = NULL;
@@ -289,16 +300,17 @@ int main(void) {
   TsCombinerRule bad_combiner = NULL;
   const char* wrong[1] = {"Q"};
   CHECK(TsCombinerRuleAllSimpleCreate("s", wrong, down, 1, &bad_combiner) == TS_ERROR_VALUE);
-  CHECK(TsPartitionRuleDFPatternCreate("p", NULL, NULL, NULL, NULL, &bad) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsPartitionRuleDFPatternCreate("p", NULL, NULL, NULL, NULL, &bad) ==
+        TS_ERROR_INVALID_ARGUMENT);
   PredicateState pattern_state = {0, 0, 0};
   /* An expression is not a pattern; the predicate's user data is still destroyed. */
-  CHECK(TsPartitionRuleDFPatternCreate("p", (TsPattern)node, accept_add, &pattern_state, destroy_state,
-                                       &bad) == TS_ERROR_TYPE);
+  CHECK(TsPartitionRuleDFPatternCreate("p", (TsPattern)node, accept_add, &pattern_state,
+                                       destroy_state, &bad) == TS_ERROR_TYPE);
   CHECK(pattern_state.destroyed == 1);
   CHECK(TsDataflowGraphCreate(NULL, &graph) == TS_ERROR_INVALID_ARGUMENT);
   TsModule no_main = NULL;
-  CHECK(TsModuleParse("def @other(%x: Tensor[(2), float32]) { nn.relu(%x) }", (size_t)-1, &no_main) ==
-        TS_OK);
+  CHECK(TsModuleParse("def @other(%x: Tensor[(2), float32]) { nn.relu(%x) }", (size_t)-1,
+                      &no_main) == TS_OK);
   TsDataflowGraph no_graph = NULL;
   CHECK(TsDataflowGraphCreate(no_main, &no_graph) == TS_ERROR_NOT_FOUND);
   TsModuleDestroy(no_main);

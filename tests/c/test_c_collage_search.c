@@ -52,7 +52,9 @@ static TsStatus estimate(TsModule mod, TsTarget target, double* seconds, void* u
   return TS_OK;
 }
 
-static void destroy_estimator(void* user) { ((Estimator*)user)->destroyed++; }
+static void destroy_estimator(void* user) {
+  ((Estimator*)user)->destroyed++;
+}
 
 typedef struct {
   size_t calls, last_done, last_total;
@@ -71,7 +73,9 @@ static TsStatus progress(size_t done, size_t total, void* user) {
   return TS_OK;
 }
 
-static void destroy_progress(void* user) { ((Progress*)user)->destroyed++; }
+static void destroy_progress(void* user) {
+  ((Progress*)user)->destroyed++;
+}
 
 /* Runs the Collage pass with `estimator`; returns the report JSON (to free) or NULL. */
 static char* partition_report(TsModule mod, TsTarget target, TsCostEstimator estimator,
@@ -251,8 +255,10 @@ int main(void) {
     CHECK(TsCostRecordListGetRecord(records, i, &record) == TS_OK);
     if (record.kind.length == 6 && memcmp(record.kind.data, "kernel", 6) == 0) {
       ++kernels;
-      CHECK(record.cost > 0 && record.cost < 1.0 && record.repeats >= 1 && record.hash.length == 64);
-      CHECK(record.fingerprint.length == 16 && record.measured_at > 0 && record.workload.length > 0);
+      CHECK(record.cost > 0 && record.cost < 1.0 && record.repeats >= 1 &&
+            record.hash.length == 64);
+      CHECK(record.fingerprint.length == 16 && record.measured_at > 0 &&
+            record.workload.length > 0);
     }
   }
   CHECK(kernels >= 3);
@@ -261,7 +267,8 @@ int main(void) {
   size_t exported = 0, removed = 0, added = 0;
   CHECK(TsCostDatabaseExport(db, export_path, &exported) == TS_OK && exported == num_records);
   CHECK(TsCostDatabaseClear(db, &removed) == TS_OK && removed == num_records);
-  CHECK(TsCostDatabaseListRecords(db, &records) == TS_OK && TsCostRecordListGetNumRecords(records) == 0);
+  CHECK(TsCostDatabaseListRecords(db, &records) == TS_OK &&
+        TsCostRecordListGetNumRecords(records) == 0);
   TsCostRecordListDestroy(records);
   CHECK(TsCostDatabaseImport(db, export_path, &added) == TS_OK && added == num_records);
   CHECK(TsCostDatabaseImport(db, export_path, &added) == TS_OK && added == 0);
@@ -283,7 +290,8 @@ int main(void) {
   CHECK(TsCollageMachineFingerprint(&native, 1, append_growing, &machine) == TS_OK);
   CHECK(machine.text && strchr(machine.text, '\n') != NULL);
   CHECK(TsCollageRunnerFingerprint("native -num_threads=1", append_growing, &runner) == TS_OK);
-  CHECK(runner.text && machine.text && strncmp(machine.text, runner.text, strlen(runner.text)) == 0);
+  CHECK(runner.text && machine.text &&
+        strncmp(machine.text, runner.text, strlen(runner.text)) == 0);
   CHECK(TsCollageFingerprintHash(machine.text ? machine.text : "", append_growing, &hash) == TS_OK);
   CHECK(hash.length == 16 && strspn(hash.text, "0123456789abcdef") == 16);
   free(machine.text);
@@ -295,7 +303,8 @@ int main(void) {
   /* External backends declared from C: bad input (a real table needs patterns, which the
    * pattern API makes). The user data of a failed call is destroyed all the same. */
   Estimator source_data = {"", 0, 0};
-  TsExternalPattern not_a_pattern = {"relu", (TsPattern)typed, NULL, &source_data, destroy_estimator};
+  TsExternalPattern not_a_pattern = {"relu", (TsPattern)typed, NULL, &source_data,
+                                     destroy_estimator};
   CHECK(TsRegisterExternalBackend("c_api_ext", &not_a_pattern, 1, "native", NULL, NULL, NULL) ==
         TS_ERROR_TYPE);
   CHECK(source_data.destroyed == 1);
@@ -304,8 +313,10 @@ int main(void) {
   CHECK(strstr(TsGetLastError(), "at least one") != NULL && source_data.destroyed == 2);
   CHECK(TsRegisterExternalBackend("native", NULL, 0, "native", NULL, NULL, NULL) == TS_ERROR_VALUE);
   CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "c", NULL, NULL, NULL) == TS_ERROR_VALUE);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "fortran", NULL, NULL, NULL) == TS_ERROR_VALUE);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 1, "native", NULL, NULL, NULL) == TS_ERROR_VALUE);
+  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "fortran", NULL, NULL, NULL) ==
+        TS_ERROR_VALUE);
+  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 1, "native", NULL, NULL, NULL) ==
+        TS_ERROR_VALUE);
 
   TsCostEstimatorDestroy(est_flat);
   TsCostEstimatorDestroy(est_fail);

@@ -21,14 +21,14 @@ extern "C" {
  * the call that takes it: its `destroy` (may be NULL) is called exactly once, when the last
  * object holding the callback dies, or right away when that call fails. */
 
-typedef struct TsPartitionRule_* TsPartitionRule; /**< a tree of partition rules */
-typedef struct TsCombinerRule_* TsCombinerRule;   /**< a combiner rule for Combine rules */
-typedef struct TsDataflowGraph_* TsDataflowGraph; /**< @main of a module as a dataflow graph */
-typedef struct TsCandidateList_* TsCandidateList; /**< candidates found on a graph, by spec */
-typedef struct TsCandidate_* TsCandidate;         /**< one candidate partition (kernel) */
-typedef struct TsSubGraph_* TsSubGraph;           /**< a candidate's or nested sub-graph */
-typedef struct TsCostEstimator_* TsCostEstimator; /**< a kernel cost estimator */
-typedef struct TsCostDatabase_* TsCostDatabase;   /**< an open cost database file */
+typedef struct TsPartitionRule_* TsPartitionRule;   /**< a tree of partition rules */
+typedef struct TsCombinerRule_* TsCombinerRule;     /**< a combiner rule for Combine rules */
+typedef struct TsDataflowGraph_* TsDataflowGraph;   /**< @main of a module as a dataflow graph */
+typedef struct TsCandidateList_* TsCandidateList;   /**< candidates found on a graph, by spec */
+typedef struct TsCandidate_* TsCandidate;           /**< one candidate partition (kernel) */
+typedef struct TsSubGraph_* TsSubGraph;             /**< a candidate's or nested sub-graph */
+typedef struct TsCostEstimator_* TsCostEstimator;   /**< a kernel cost estimator */
+typedef struct TsCostDatabase_* TsCostDatabase;     /**< an open cost database file */
 typedef struct TsCostRecordList_* TsCostRecordList; /**< records read from a cost database */
 
 /** A test on an expression (a call or a pattern match's root), borrowed for the call. Sets
@@ -81,8 +81,8 @@ TS_CAPI_EXPORT TsStatus TsPartitionRuleOpPredicateCreate(const char* name, const
                                                          TsPartitionRule* out);
 /** One candidate per op call `predicate` accepts (it gets the call). */
 TS_CAPI_EXPORT TsStatus TsPartitionRuleOpPredicateCallbackCreate(
-    const char* name, TsCollageExprPredicate predicate, void* user_data,
-    TsUserDataDestroy destroy, const char* description, TsPartitionRule* out);
+    const char* name, TsCollageExprPredicate predicate, void* user_data, TsUserDataDestroy destroy,
+    const char* description, TsPartitionRule* out);
 /** One candidate per match of `pattern` (borrowed; tried at every node, matches may
  *  overlap) whose root `predicate` accepts (NULL: every match). Wildcard matches and
  *  inlinable nodes stay outside. */
@@ -121,8 +121,7 @@ TS_CAPI_EXPORT TsStatus TsPartitionRuleOnlyValidCreate(const char* name, TsParti
 /** A zero-cost candidate per node the host evaluates without a kernel. */
 TS_CAPI_EXPORT TsStatus TsPartitionRuleHostCreate(const char* name, TsPartitionRule* out);
 /** `sub_rule`'s candidates with touching ones merged. */
-TS_CAPI_EXPORT TsStatus TsPartitionRuleMaxCoalesceCreate(const char* name,
-                                                         TsPartitionRule sub_rule,
+TS_CAPI_EXPORT TsStatus TsPartitionRuleMaxCoalesceCreate(const char* name, TsPartitionRule sub_rule,
                                                          TsPartitionRule* out);
 /** The native spec's rule: FuseOps's fusions, every combination up to `max_depth`. */
 TS_CAPI_EXPORT TsStatus TsPartitionRuleFuseOpsLikeCreate(int64_t max_depth, TsPartitionRule* out);
@@ -204,8 +203,8 @@ typedef enum TsSubGraphIndexKind {
 TS_CAPI_EXPORT TsStatus TsSubGraphGetNumIndexes(TsSubGraph sub_graph, TsSubGraphIndexKind kind,
                                                 size_t* out);
 /** The `i`-th index (ascending) of the set `kind`. Out of range: TS_ERROR_VALUE. */
-TS_CAPI_EXPORT TsStatus TsSubGraphGetIndex(TsSubGraph sub_graph, TsSubGraphIndexKind kind,
-                                           size_t i, size_t* out);
+TS_CAPI_EXPORT TsStatus TsSubGraphGetIndex(TsSubGraph sub_graph, TsSubGraphIndexKind kind, size_t i,
+                                           size_t* out);
 /** The label ("nn.dense+add"), borrowed. */
 TS_CAPI_EXPORT TsStringRef TsSubGraphGetLabel(TsSubGraph sub_graph);
 /** The kind's name ("elemwise", "broadcast", "injective", "comm_reduce",
@@ -255,8 +254,7 @@ TS_CAPI_EXPORT TsStatus TsCostEstimatorMockCreate(const char* const* kinds, cons
                                                   size_t num_kinds, size_t max_estimates,
                                                   TsCostEstimator* out);
 /** How many estimates a mock estimator made; another estimator fails with TS_ERROR_TYPE. */
-TS_CAPI_EXPORT TsStatus TsCostEstimatorMockGetNumEstimates(TsCostEstimator estimator,
-                                                           size_t* out);
+TS_CAPI_EXPORT TsStatus TsCostEstimatorMockGetNumEstimates(TsCostEstimator estimator, size_t* out);
 /** The measuring estimator (Collage's default): `repeat` samples of `number` runs (0:
  *  ~1 ms per sample), the `percentile` of the samples, on `runner` ("local" or
  *  "dask://HOST:PORT"; NULL: "local"), in a worker process when `isolate` is nonzero, at
@@ -268,11 +266,11 @@ TS_CAPI_EXPORT TsStatus TsCostEstimatorMeasuringCreate(int repeat, int number, d
 TS_CAPI_EXPORT TsStatus TsCostEstimatorEstimate(TsCostEstimator estimator, TsModule module,
                                                 TsTarget target, double* out);
 /** Seconds the executor spends per extra kernel call on `target` (0 unless measuring). */
-TS_CAPI_EXPORT TsStatus TsCostEstimatorGetLaunchPenalty(TsCostEstimator estimator,
-                                                        TsTarget target, double* out);
+TS_CAPI_EXPORT TsStatus TsCostEstimatorGetLaunchPenalty(TsCostEstimator estimator, TsTarget target,
+                                                        double* out);
 /** The estimator's name for reports ("measure", "mock", "custom", ...). */
-TS_CAPI_EXPORT TsStatus TsCostEstimatorGetName(TsCostEstimator estimator,
-                                               TsStringCallback callback, void* user_data);
+TS_CAPI_EXPORT TsStatus TsCostEstimatorGetName(TsCostEstimator estimator, TsStringCallback callback,
+                                               void* user_data);
 /** Releases an estimator (NULL is ignored); a pass or registration using it keeps it. */
 TS_CAPI_EXPORT void TsCostEstimatorDestroy(TsCostEstimator estimator);
 /** Registers `estimator` (borrowed; the registry keeps it for the process's life) for the
