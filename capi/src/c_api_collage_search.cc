@@ -142,8 +142,8 @@ void TsCostEstimatorDestroy(TsCostEstimator estimator) {
 
 TsStatus TsCostEstimatorRegister(const char* name, TsCostEstimator estimator) {
   TS_REQUIRE(name);
-  TS_REQUIRE(estimator);
-  return Guard([&] { RegisterCostEstimator(name, estimator->estimator); });
+  return Guard(
+      [&] { RegisterCostEstimator(name, estimator ? estimator->estimator : nullptr); });
 }
 
 TsStatus TsListCostEstimators(TsStringCallback callback, void* user_data) {

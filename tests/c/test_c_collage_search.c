@@ -166,6 +166,7 @@ int main(void) {
   /* Registered under a name, the estimator decides inside TsBuild (the module as written). */
   CHECK(TsCostEstimatorRegister("c_square", est_square) == TS_OK);
   CHECK(TsCostEstimatorRegister("measure", est_square) == TS_ERROR_VALUE);
+  CHECK(TsCostEstimatorRegister("c_null", NULL) == TS_ERROR_VALUE);
   GrowingBuffer names = {NULL, 0};
   CHECK(TsListCostEstimators(append_growing, &names) == TS_OK);
   CHECK(names.text && strstr(names.text, "\"c_square\"") && strstr(names.text, "\"measure\""));

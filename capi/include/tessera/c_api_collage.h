@@ -274,8 +274,8 @@ TS_CAPI_EXPORT TsStatus TsCostEstimatorGetName(TsCostEstimator estimator, TsStri
 /** Releases an estimator (NULL is ignored); a pass or registration using it keeps it. */
 TS_CAPI_EXPORT void TsCostEstimatorDestroy(TsCostEstimator estimator);
 /** Registers `estimator` (borrowed; the registry keeps it for the process's life) for the
- *  config key collage.estimator = `name`, replacing an earlier one. "measure" is built in:
- *  TS_ERROR_VALUE. */
+ *  config key collage.estimator = `name`, replacing an earlier one. "measure" is built in and
+ *  a NULL estimator is refused: TS_ERROR_VALUE. */
 TS_CAPI_EXPORT TsStatus TsCostEstimatorRegister(const char* name, TsCostEstimator estimator);
 /** JSON array of the names collage.estimator accepts ("measure" and registered ones),
  *  sorted. */
