@@ -16,28 +16,8 @@
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/error.h"
-#include "tessera/transform/pass_registry.h"
 
 using namespace tessera::capi;
-
-namespace {
-
-/// Converts one JSON value to a config AttrValue (bool, int, float, string, or an array
-/// of those).
-tessera::AttrValue ConfigValue(const std::string& key, const nlohmann::json& v) {
-  if (v.is_boolean()) return tessera::AttrValue(v.get<bool>());
-  if (v.is_number_integer()) return tessera::AttrValue(v.get<int64_t>());
-  if (v.is_number_float()) return tessera::AttrValue(v.get<double>());
-  if (v.is_string()) return tessera::AttrValue(v.get<std::string>());
-  if (v.is_array()) {
-    std::vector<tessera::AttrValue> items;
-    for (const nlohmann::json& item : v) items.push_back(ConfigValue(key, item));
-    return tessera::AttrValue(std::move(items));
-  }
-  TS_THROW(kType) << "config option '" << key << "': unsupported JSON value " << v.dump();
-}
-
-}  // namespace
 
 namespace tessera::capi {
 
@@ -127,96 +107,6 @@ int TsModuleStructuralEqual(TsModule a, TsModule b) {
 
 void TsModuleDestroy(TsModule module) {
   Drop(module);
-}
-
-TsStatus TsPassContextCreate(int opt_level, const char* const* required, size_t num_required,
-                             const char* const* disabled, size_t num_disabled,
-                             const char* config_json, TsPassContext* out) {
-  TS_REQUIRE(out);
-  if (num_required) TS_REQUIRE(required);
-  if (num_disabled) TS_REQUIRE(disabled);
-  return Guard([&] {
-    std::vector<std::string> req, dis;
-    for (size_t i = 0; i < num_required; ++i) {
-      if (!required[i]) TS_THROW(kValue) << "required pass " << i << " is NULL";
-      req.emplace_back(required[i]);
-    }
-    for (size_t i = 0; i < num_disabled; ++i) {
-      if (!disabled[i]) TS_THROW(kValue) << "disabled pass " << i << " is NULL";
-      dis.emplace_back(disabled[i]);
-    }
-    tessera::Attrs config;
-    if (config_json && *config_json) {
-      nlohmann::json j = nlohmann::json::parse(config_json);
-      if (!j.is_object()) TS_THROW(kParse) << "config must be a JSON object, got " << j.dump();
-      for (auto it = j.begin(); it != j.end(); ++it)
-        config.Set(it.key(), ConfigValue(it.key(), it.value()));
-    }
-    *out = new TsPassContext_{tessera::PassContext::Create(opt_level, req, dis, config)};
-  });
-}
-
-void TsPassContextDestroy(TsPassContext context) {
-  delete context;
-}
-
-TsStatus TsListConfigs(TsStringCallback callback, void* user_data) {
-  TS_REQUIRE(callback);
-  return Guard([&] {
-    nlohmann::json j = nlohmann::json::object();
-    for (const tessera::ConfigOption& c : tessera::ListConfigs())
-      j[c.key] = {{"type", tessera::AttrKindName(c.kind)},
-                  {"default", c.default_value.ToString()},
-                  {"description", c.description}};
-    Emit(j.dump(), callback, user_data);
-  });
-}
-
-TsStatus TsListPasses(TsStringCallback callback, void* user_data) {
-  TS_REQUIRE(callback);
-  return Guard([&] {
-    nlohmann::json j = nlohmann::json::array();
-    for (const tessera::PassRegistration* r : tessera::ListPasses()) {
-      nlohmann::json options = nlohmann::json::array();
-      for (const tessera::PassOption& o : r->options)
-        options.push_back({{"name", o.name},
-                           {"type", tessera::AttrKindName(o.kind)},
-                           {"default", o.default_value.ToString()},
-                           {"description", o.description}});
-      j.push_back({{"name", r->name}, {"description", r->description}, {"options", options}});
-    }
-    Emit(j.dump(), callback, user_data);
-  });
-}
-
-TsStatus TsPipelineParse(const char* text, TsPass* out) {
-  TS_REQUIRE(text);
-  TS_REQUIRE(out);
-  return Guard([&] { *out = new TsPass_{tessera::ParsePipeline(text)}; });
-}
-
-TsStatus TsPassPrint(TsPass pass, TsStringCallback callback, void* user_data) {
-  TS_REQUIRE(pass);
-  TS_REQUIRE(callback);
-  return Guard([&] { Emit(tessera::PrintPipeline(pass->pass), callback, user_data); });
-}
-
-TsStatus TsPassRun(TsPass pass, TsModule module, TsPassContext context, TsModule* out) {
-  TS_REQUIRE(pass);
-  TS_REQUIRE(module);
-  TS_REQUIRE(out);
-  return Guard([&] {
-    if (!context) {
-      *out = GiveModule(pass->pass(BorrowModule(module)));
-      return;
-    }
-    tessera::PassContext::Scope scope(context->ctx);
-    *out = GiveModule(pass->pass(BorrowModule(module), context->ctx));
-  });
-}
-
-void TsPassDestroy(TsPass pass) {
-  delete pass;
 }
 
 TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsNDArray* inputs,

@@ -230,6 +230,27 @@ static ConfigOption FindConfig(const std::string& key) {
   TS_THROW(kNotFound) << "invalid config option '" << key << "' (valid keys: " << valid << ")";
 }
 
+/// `value` checked against registered config `key` (ints widen to floats).
+static AttrValue CheckedConfig(const std::string& key, const AttrValue& value) {
+  ConfigOption option = FindConfig(key);
+  AttrValue v = value;
+  if (v.is_none())
+    TS_THROW(kValue) << "config option '" << key << "' is None (expects "
+                     << KindWithArticle(option.kind) << " value)";
+  if (option.kind == AttrValue::Kind::kFloat && v.is_int()) v = AttrValue(v.AsFloat());
+  if (v.kind() != option.kind)
+    TS_THROW(kType) << "config option '" << key << "' expects " << KindWithArticle(option.kind)
+                    << " value, got " << AttrKindName(v.kind()) << " " << v.ToString();
+  if (option.validate) {
+    try {
+      option.validate(v);
+    } catch (const Error& e) {
+      TS_THROW(kValue) << "config option '" << key << "': " << e.what();
+    }
+  }
+  return v;
+}
+
 PassContext PassContext::Create(int opt_level, std::vector<std::string> required_pass,
                                 std::vector<std::string> disabled_pass, const Attrs& config,
                                 std::vector<std::shared_ptr<PassInstrument>> instruments) {
@@ -237,29 +258,15 @@ PassContext PassContext::Create(int opt_level, std::vector<std::string> required
   node->opt_level = opt_level;
   node->required_pass = std::move(required_pass);
   node->disabled_pass = std::move(disabled_pass);
-  for (const auto& [key, value] : config.items()) {
-    ConfigOption option = FindConfig(key);
-    AttrValue v = value;
-    if (v.is_none())
-      TS_THROW(kValue) << "config option '" << key << "' is None (expects "
-                       << KindWithArticle(option.kind) << " value)";
-    if (option.kind == AttrValue::Kind::kFloat && v.is_int()) v = AttrValue(v.AsFloat());
-    if (v.kind() != option.kind)
-      TS_THROW(kType) << "config option '" << key << "' expects " << KindWithArticle(option.kind)
-                      << " value, got " << AttrKindName(v.kind()) << " " << v.ToString();
-    if (option.validate) {
-      try {
-        option.validate(v);
-      } catch (const Error& e) {
-        TS_THROW(kValue) << "config option '" << key << "': " << e.what();
-      }
-    }
-    node->config.Set(key, v);
-  }
+  for (const auto& [key, value] : config.items()) node->config.Set(key, CheckedConfig(key, value));
   for (const auto& inst : instruments)
     if (!inst) TS_THROW(kValue) << "null pass instrument";
   node->instruments = std::move(instruments);
   return PassContext(std::move(node));
+}
+
+void PassContext::SetConfig(const std::string& key, const AttrValue& value) const {
+  node_->config.Set(key, CheckedConfig(key, value));
 }
 
 PassContext PassContext::Current() {

@@ -76,6 +76,9 @@ class PassContext {
   /// an unregistered key.
   AttrValue GetConfig(const std::string& key) const;
   bool GetConfigBool(const std::string& key) const { return GetConfig(key).AsBool(); }
+  /// Sets config `key`, checked as Create checks its config; passes run later under this
+  /// context see the new value.
+  void SetConfig(const std::string& key, const AttrValue& value) const;
 
   /// Whether a Sequential runs a child with `info`: disabled wins, then required, then
   /// opt_level.
