@@ -1,5 +1,5 @@
 // The pass C API: pass infos, pass contexts and their config, pipelines, pass inspection
-// and running, the registry's listings and module verification.
+// and running, and the registry's listings.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -399,11 +399,6 @@ TsStatus TsPassCreateFromRegistry(const char* name, const char* options_json, Ts
     std::string what = std::string("pass '") + name + "' options";
     *out = new TsPass_{tessera::GetPass(name, AttrsFromJsonText(options_json, what))};
   });
-}
-
-TsStatus TsModuleVerify(TsModule module) {
-  TS_REQUIRE(module);
-  return Guard([&] { tessera::VerifyModule(BorrowModule(module)); });
 }
 
 }  // extern "C"

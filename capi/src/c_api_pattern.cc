@@ -60,16 +60,6 @@ TsPatternBindings_ BindingsOf(const PatternNodeMap& map) {
   return out;
 }
 
-std::vector<std::string> NamesFromC(const char* const* names, size_t num, const char* what) {
-  if (num && !names) TS_THROW(kValue) << what << " are NULL with a count of " << num;
-  std::vector<std::string> out;
-  for (size_t i = 0; i < num; ++i) {
-    if (!names[i]) TS_THROW(kValue) << what << ": entry " << i << " is NULL";
-    out.emplace_back(names[i]);
-  }
-  return out;
-}
-
 }  // namespace tessera::capi
 
 namespace {

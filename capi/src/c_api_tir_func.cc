@@ -81,11 +81,3 @@ TsStatus TsPrimFuncPrint(TsExpr func, TsStringRef name, TsStringCallback callbac
 }
 
 }  // extern "C"
-
-// Releasing a PrimFunc is releasing a graph-level expression, which belongs to the IR's
-// part of the API. Until that part defines TsExprDestroy, this weak definition lets C
-// programs release the PrimFuncs they build; the IR's strong definition replaces it at
-// link time (the same one-line body), so the two never conflict.
-extern "C" TS_CAPI_EXPORT __attribute__((weak)) void TsExprDestroy(TsExpr expr) {
-  Drop(expr);
-}

@@ -13,12 +13,6 @@ static const char* kModel =
     "  nn.softmax(%2)\n"
     "}\n";
 
-/* Releases an expression: node handles share one reference count, so until the IR's
- * TsExprDestroy is merged, TsModuleDestroy (which drops any node handle) does it. */
-static void release_expr(TsExpr expr) {
-  TsModuleDestroy((TsModule)expr);
-}
-
 static int ref_eq(TsStringRef ref, const char* text) {
   return ref.data && ref.length == strlen(text) && memcmp(ref.data, text, ref.length) == 0;
 }
@@ -155,7 +149,7 @@ int main(void) {
       CHECK(TsSubGraphGetNumNested(sub) == 0 && TsSubGraphGetNumAttributes(sub) == 0);
       TsExpr fn = NULL;
       CHECK(TsCandidateGetFunction(c, &fn) == TS_OK && fn != NULL);
-      release_expr(fn);
+      TsExprDestroy(fn);
       size_t bad = 0;
       CHECK(TsSubGraphGetIndex(sub, TS_SUB_GRAPH_INSIDE, 3, &bad) == TS_ERROR_VALUE);
       CHECK(TsSubGraphGetNumIndexes(sub, (TsSubGraphIndexKind)9, &bad) == TS_ERROR_VALUE);
@@ -237,7 +231,7 @@ int main(void) {
     CHECK(TsCandidateListGetCandidate(list, i, &c) == TS_OK &&
           TsCandidateGetFunction(c, &fn) == TS_OK);
     function_less += fn == NULL; /* the function node itself */
-    release_expr(fn);
+    TsExprDestroy(fn);
     TsCandidateDestroy(c);
   }
   CHECK(function_less == 1);
@@ -328,7 +322,7 @@ int main(void) {
   TsPartitionRuleDestroy(by_kind);
   for (int i = 0; i < 3; ++i) TsCombinerRuleDestroy(combiners[i]);
   TsTargetDestroy(native);
-  release_expr(node);
+  TsExprDestroy(node);
   TsDataflowGraphDestroy(graph);
   TsModuleDestroy(mod);
   printf("%d passed, %d failed\n", passed, failed);

@@ -54,11 +54,6 @@ static int matches(TsPattern p, TsExpr e) {
   CHECK(TsPatternMatch(p, e, &m) == TS_OK);
   return m;
 }
-/* Releases an expression handle. Every IR node handle is released alike; the IR concept's
- * TsExprDestroy is not part of this branch. */
-static void release_expr(TsExpr e) {
-  TsModuleDestroy((TsModule)e);
-}
 static TsModule parse(const char* text) {
   TsModule m = NULL;
   CHECK(TsModuleParse(text, (size_t)-1, &m) == TS_OK);
@@ -130,7 +125,7 @@ static TsStatus drop_relu(TsExpr pre, TsExpr post, TsPatternBindings bindings, T
   ++d->calls;
   CHECK(TsPatternBindingsGetNumEntries(bindings, &n) == TS_OK && n == 4); /* 2 calls, op, x */
   CHECK(TsPatternBindingsLookup(bindings, d->outer, &root) == TS_OK && root == pre);
-  release_expr(root);
+  TsExprDestroy(root);
   if (!d->root) {
     CHECK(TsPatternBindingsLookup(bindings, d->outer, &d->root) == TS_OK);
     CHECK(TsPatternBindingsLookup(bindings, d->x, &d->input) == TS_OK);
@@ -144,8 +139,8 @@ static DropRelu drop_relu_rule(TsPattern relu) {
   return d;
 }
 static void drop_relu_free(DropRelu* d) {
-  release_expr(d->root);
-  release_expr(d->input);
+  TsExprDestroy(d->root);
+  TsExprDestroy(d->input);
   TsPatternDestroy(d->x);
   TsPatternDestroy(d->inner);
   TsPatternDestroy(d->outer);
@@ -168,7 +163,7 @@ static TsStatus census(TsExpr pre, TsExpr post, TsPatternBindings bindings, TsEx
   for (int i = 0; i < 3; ++i)
     if (matches(c->ops[i], callee)) ++c->counts[i], hit = 1;
   if (!hit) ++c->others;
-  release_expr(callee);
+  TsExprDestroy(callee);
   return TS_OK;
 }
 static void run_census(Census* c, TsExpr func) {
@@ -179,7 +174,7 @@ static void run_census(Census* c, TsExpr func) {
   CHECK(TsPatternCallAnyArgs(c->callee, &pattern) == TS_OK);
   TsPatternCallback cb = {pattern, census, c, NULL, 0};
   CHECK(TsPatternRewrite(&cb, 1, func, NULL, &same_func) == TS_OK);
-  release_expr(same_func);
+  TsExprDestroy(same_func);
   TsPatternDestroy(pattern);
 }
 
@@ -358,15 +353,15 @@ static void test_match_rewrite_partition(void) {
     CHECK(TsPatternBindingsLookup(b, dense_call, &dense_expr) == TS_OK);
     CHECK(dense_expr && matches(dense_call, dense_expr) == 1);
     CHECK(TsPatternBindingsLookup(b, relu_any, &e) == TS_OK && e == d.root);
-    release_expr(e);
+    TsExprDestroy(e);
     for (size_t i = 0; i < n; ++i) {
       CHECK(TsPatternBindingsGetEntry(b, i, &q, &e) == TS_OK && q && e);
       TsPatternDestroy(q);
-      release_expr(e);
+      TsExprDestroy(e);
     }
     CHECK(TsPatternBindingsGetEntry(b, n, &q, &e) == TS_ERROR_VALUE);
     CHECK(TsPatternBindingsLookup(b, bias, &e) == TS_ERROR_NOT_FOUND);
-    release_expr(dense_expr);
+    TsExprDestroy(dense_expr);
     TsPatternBindingsDestroy(b);
   }
   b = (TsPatternBindings)1;
@@ -382,14 +377,14 @@ static void test_match_rewrite_partition(void) {
   CHECK(check.calls == 1);
   run_census(&c, part); /* refused: unchanged */
   CHECK(c.counts[0] == 1 && c.counts[1] == 1 && c.others == 0);
-  release_expr(part);
+  TsExprDestroy(part);
   check.reject = 0;
   CHECK(TsPatternPartition(bias, rewritten, "ctest.dense_bias", check_root, &check, &part) ==
         TS_OK);
   CHECK(check.calls == 2);
   run_census(&c, part); /* dense and bias_add moved into a called function literal */
   CHECK(c.counts[0] == 0 && c.counts[1] == 0 && c.counts[2] == 1 && c.others == 1);
-  release_expr(part);
+  TsExprDestroy(part);
   part = NULL;
   CHECK(TsPatternPartition(bias, rewritten, "x", failing_predicate, NULL, &part) == TS_ERROR_VALUE);
   CHECK(strstr(TsGetLastError(), "the predicate refuses to decide") != NULL && part == NULL);
@@ -404,8 +399,8 @@ static void test_match_rewrite_partition(void) {
   CHECK(TsPatternRewritePassCreate("Bad", &fail, 1, &pass) == TS_ERROR_VALUE);
   CHECK(TsPatternRewrite(&drop, 1, d.root, NULL, &none) == TS_ERROR_TYPE); /* not a function */
 
-  release_expr(func);
-  release_expr(rewritten);
+  TsExprDestroy(func);
+  TsExprDestroy(rewritten);
   drop_relu_free(&d);
   TsPattern pats[] = {grab.callee, c.ops[0],   c.ops[1], c.ops[2], w1,   w2, w3,
                       w4,          dense_call, bias,     relu_any, path, dom};

@@ -11,10 +11,6 @@
 #include "c_test_util.h"
 #include "tessera/c_api.h"
 
-/* Releases a graph-level expression (a PrimFunc here); the IR's part of the API declares it
- * too, and repeating a declaration is allowed. */
-TS_CAPI_EXPORT void TsExprDestroy(TsExpr expr);
-
 static const TsDType kF32 = {2, 32, 1};
 static const TsDType kI32 = {0, 32, 1};
 

@@ -390,8 +390,9 @@ TS_CAPI_EXPORT TsStatus TsModuleToJSONWithIndent(TsModule module, int indent,
                                                  TsStringCallback callback, void* user_data);
 /** Infers types; `*out` is a new module. */
 TS_CAPI_EXPORT TsStatus TsModuleInferTypes(TsModule module, TsModule* out);
-/** Checks the module is well formed (variables bound, types infer, PrimFuncs access only
- *  their buffers); a problem fails with an error naming the function. */
+/** Checks the module is well formed (Python's verify_module): every variable used is
+ *  bound and PrimFuncs access only their buffers (else TS_ERROR_VALUE naming the function
+ *  and the problem), and types infer (else type inference's error). */
 TS_CAPI_EXPORT TsStatus TsModuleVerify(TsModule module);
 /** 1 when structurally equal, 0 when not (and on error, with the error set). */
 TS_CAPI_EXPORT int TsModuleStructuralEqual(TsModule a, TsModule b);

@@ -253,10 +253,6 @@ TS_CAPI_EXPORT TsStatus TsPassCreateFromRegistry(const char* name, const char* o
 TS_CAPI_EXPORT TsStatus TsPassRegister(const char* name, const char* description,
                                        TsPassFactoryCallback factory, void* user_data,
                                        TsUserDataDestroy destroy_user_data);
-/** Checks a module is well formed (Python's verify_module): every variable used is bound,
- *  types infer, PrimFuncs use only their buffers; TS_ERROR_VALUE naming the function and
- *  the problem otherwise. */
-TS_CAPI_EXPORT TsStatus TsModuleVerify(TsModule module);
 
 /* ---- Pass instruments ------------------------------------------------------------------
  * An instrument's hooks run around contexts and passes (TVM's protocol): entering a
