@@ -1,5 +1,5 @@
 // The C API's Collage partition and combiner rules, and helpers the Collage C API files
-// share (predicates from C, limits, targets).
+// share (limits, rules).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -16,17 +16,6 @@ using tessera::OpPatternKind;
 
 namespace tessera::capi {
 
-std::function<bool(const Expr&)> ExprPredicateFromC(TsCollageExprPredicate fn, UserDataPtr data,
-                                                    std::string where) {
-  if (!fn) return nullptr;
-  return [fn, data, where](const Expr& expr) {
-    int result = 0;
-    TsStatus status = fn(Lend<TsExpr>(expr.get()), &result, data->data);
-    if (status != TS_OK) ThrowCallbackError(status, where);
-    return result != 0;
-  };
-}
-
 size_t LimitFromC(int64_t value, const char* what, const char* which) {
   if (value < 0)
     TS_THROW(kValue) << what << ": " << which << " must be >= 0 (0: no limit), got " << value;
@@ -36,16 +25,6 @@ size_t LimitFromC(int64_t value, const char* what, const char* which) {
 PartitionRulePtr RuleOf(TsPartitionRule rule, const char* what) {
   if (!rule) TS_THROW(kValue) << what << ": a rule is NULL";
   return rule->rule;
-}
-
-std::vector<Target> TargetsFromC(const TsTarget* targets, size_t num_targets, const char* what) {
-  if (num_targets && !targets) TS_THROW(kValue) << what << ": targets are NULL";
-  std::vector<Target> out;
-  for (size_t i = 0; i < num_targets; ++i) {
-    if (!targets[i]) TS_THROW(kValue) << what << ": target " << i << " is NULL";
-    out.push_back(targets[i]->target);
-  }
-  return out;
 }
 
 }  // namespace tessera::capi
@@ -112,17 +91,16 @@ TsStatus TsPartitionRuleOpPredicateCreate(const char* name, const char* const* o
   });
 }
 
-TsStatus TsPartitionRuleOpPredicateCallbackCreate(const char* name,
-                                                  TsCollageExprPredicate predicate, void* user_data,
-                                                  TsUserDataDestroy destroy,
+TsStatus TsPartitionRuleOpPredicateCallbackCreate(const char* name, TsPatternPredicate predicate,
+                                                  void* user_data, TsUserDataDestroy destroy,
                                                   const char* description, TsPartitionRule* out) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(predicate);
   TS_REQUIRE(out);
   return GiveRule(out, [&]() -> PartitionRulePtr {
-    auto fn =
-        ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
+    auto fn = PredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
     auto on_call = [fn](const tessera::CallNode& call) { return fn(Expr(&call)); };
     return std::make_shared<OpPredicatePartitionRule>(name, on_call,
                                                       description ? description : "");
@@ -130,16 +108,17 @@ TsStatus TsPartitionRuleOpPredicateCallbackCreate(const char* name,
 }
 
 TsStatus TsPartitionRuleDFPatternCreate(const char* name, TsPattern pattern,
-                                        TsCollageExprPredicate predicate, void* user_data,
+                                        TsPatternPredicate predicate, void* user_data,
                                         TsUserDataDestroy destroy, TsPartitionRule* out) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(pattern);
   TS_REQUIRE(out);
   return GiveRule(out, [&]() -> PartitionRulePtr {
-    tessera::DFPattern pat = PatternOf(pattern, "TsPartitionRuleDFPatternCreate");
+    tessera::DFPattern pat = BorrowPattern(pattern, "TsPartitionRuleDFPatternCreate's pattern");
     auto pred =
-        ExprPredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
+        PredicateFromC(predicate, data, std::string("collage rule '") + name + "' predicate");
     return std::make_shared<DFPatternPartitionRule>(name, pat, pred);
   });
 }

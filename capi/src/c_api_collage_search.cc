@@ -1,12 +1,10 @@
 // The C API's Collage search: estimators (C callbacks, mock, measuring), the estimator
-// registry, the CollagePartition pass with progress callbacks, reports on modules, and
-// external backends declared from C.
+// registry, the CollagePartition pass with progress callbacks and reports on modules.
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "c_api_collage_internal.h"
-#include "tessera/backend/external_native.h"
 #include "tessera/collage/collage_partition.h"
 #include "tessera/collage/measure.h"
 
@@ -23,7 +21,7 @@ class CCostEstimator : public CostEstimator {
   double Estimate(const tessera::IRModule& mod, const tessera::Target& target) override {
     TsTarget_ borrowed{target};
     double seconds = std::nan("");
-    TsStatus status = fn_(Lend<TsModule>(mod.get()), &borrowed, &seconds, data_->data);
+    TsStatus status = fn_(Lend<TsModule>(mod.get()), &borrowed, &seconds, data_->data());
     if (status != TS_OK) ThrowCallbackError(status, "cost estimator '" + name_ + "'");
     return seconds;
   }
@@ -39,7 +37,7 @@ class CCostEstimator : public CostEstimator {
 ProgressFn ProgressFromC(TsCollageProgressCallback fn, UserDataPtr data) {
   if (!fn) return nullptr;
   return [fn, data](size_t done, size_t total) {
-    TsStatus status = fn(done, total, data->data);
+    TsStatus status = fn(done, total, data->data());
     if (status != TS_OK) ThrowCallbackError(status, "Collage progress callback");
   };
 }
@@ -56,7 +54,8 @@ extern "C" {
 
 TsStatus TsCostEstimatorCreate(const char* name, TsCostEstimateCallback estimate, void* user_data,
                                TsUserDataDestroy destroy, TsCostEstimator* out) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
   TS_REQUIRE(estimate);
   TS_REQUIRE(out);
   return Guard([&] {
@@ -142,8 +141,7 @@ void TsCostEstimatorDestroy(TsCostEstimator estimator) {
 
 TsStatus TsCostEstimatorRegister(const char* name, TsCostEstimator estimator) {
   TS_REQUIRE(name);
-  return Guard(
-      [&] { RegisterCostEstimator(name, estimator ? estimator->estimator : nullptr); });
+  return Guard([&] { RegisterCostEstimator(name, estimator ? estimator->estimator : nullptr); });
 }
 
 TsStatus TsListCostEstimators(TsStringCallback callback, void* user_data) {
@@ -156,7 +154,8 @@ TsStatus TsListCostEstimators(TsStringCallback callback, void* user_data) {
 TsStatus TsCollagePartitionPassCreate(const TsTarget* targets, size_t num_targets,
                                       TsCostEstimator estimator, TsCollageProgressCallback progress,
                                       void* user_data, TsUserDataDestroy destroy, TsPass* out) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
   TS_REQUIRE(targets);
   TS_REQUIRE(out);
   return Guard([&] {
@@ -171,7 +170,8 @@ TsStatus TsCollagePartitionPassCreate(const TsTarget* targets, size_t num_target
 
 TsStatus TsCollageSetProgress(TsCollageProgressCallback progress, void* user_data,
                               TsUserDataDestroy destroy) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
   return Guard([&] { SetDefaultProgress(ProgressFromC(progress, data)); });
 }
 
@@ -184,65 +184,6 @@ TsStatus TsCollageGetReport(TsModule module, TsStringCallback callback, void* us
       TS_THROW(kNotFound)
           << "TsCollageGetReport: the module has no Collage report (run the Collage pass)";
     Emit(report->AsString(), callback, user_data);
-  });
-}
-
-/* ---- External backends ---- */
-
-TsStatus TsRegisterExternalBackend(const char* name, const TsExternalPattern* patterns,
-                                   size_t num_patterns, const char* compile_with,
-                                   TsPartitionCSourceCallback c_source, void* user_data,
-                                   TsUserDataDestroy destroy) {
-  UserDataPtr data = HoldUserData(user_data, destroy);
-  // Every predicate's user data is the library's from here on, also on failure.
-  std::vector<UserDataPtr> predicate_data;
-  for (size_t i = 0; patterns && i < num_patterns; ++i)
-    predicate_data.push_back(
-        HoldUserData(patterns[i].predicate_user_data, patterns[i].predicate_destroy));
-  TS_REQUIRE(name);
-  return Guard([&] {
-    if (num_patterns && !patterns)
-      TS_THROW(kValue) << "TsRegisterExternalBackend: patterns are NULL";
-    std::string backend = name;
-    std::vector<tessera::PatternTableEntry> table;
-    for (size_t i = 0; i < num_patterns; ++i) {
-      const TsExternalPattern& p = patterns[i];
-      if (!p.label || !p.pattern)
-        TS_THROW(kValue) << "TsRegisterExternalBackend: pattern " << i
-                         << " has a NULL label or pattern";
-      std::string label = p.label;
-      if (label.rfind(backend + ".", 0) != 0) label = backend + "." + label;
-      table.push_back(
-          {label, PatternOf(p.pattern, "TsRegisterExternalBackend"),
-           ExprPredicateFromC(p.predicate, predicate_data[i],
-                              "external backend '" + backend + "' predicate of " + label)});
-    }
-    std::string how = compile_with ? compile_with : "native";
-    if (how == "native") {
-      if (c_source)
-        TS_THROW(kValue)
-            << "TsRegisterExternalBackend: a C source callback needs compile_with \"c\"";
-      tessera::RegisterExternalBackend(backend, std::move(table), how);
-      return;
-    }
-    if (how != "c")
-      TS_THROW(kValue) << "TsRegisterExternalBackend: compile_with is \"native\" or \"c\", got '"
-                       << how << "'";
-    if (!c_source)
-      TS_THROW(kValue) << "TsRegisterExternalBackend: compile_with \"c\" needs a C source callback";
-    tessera::PartitionCSource source = [c_source, data, backend](const tessera::Function& partition,
-                                                                 const std::string& c_name) {
-      std::string text;
-      auto append = [](const char* chunk, size_t length, void* target) {
-        static_cast<std::string*>(target)->append(chunk, length);
-      };
-      TsStatus status =
-          c_source(Lend<TsExpr>(partition.get()), c_name.c_str(), append, &text, data->data);
-      if (status != TS_OK)
-        ThrowCallbackError(status, "external backend '" + backend + "' C source callback");
-      return text;
-    };
-    tessera::RegisterExternalBackend(backend, std::move(table), "c", std::move(source));
   });
 }
 

@@ -90,6 +90,10 @@ TsStatus TsExprStructuralDiff(TsExpr a, TsExpr b, int map_free_vars, TsStringCal
   });
 }
 
+TsExpr TsExprRetain(TsExpr expr) {
+  return Retain(expr);
+}
+
 void TsExprDestroy(TsExpr expr) {
   Drop(expr);
 }

@@ -18,22 +18,22 @@ using tessera::PassInfo;
 /// An instrument whose hooks are C callbacks (NULL hooks do nothing).
 class CInstrument : public tessera::PassInstrument {
  public:
-  CInstrument(std::string name, const TsPassInstrumentCallbacks& hooks,
-              std::shared_ptr<UserData> data)
+  CInstrument(std::string name, const TsPassInstrumentCallbacks& hooks, UserDataPtr data)
       : PassInstrument(std::move(name)), hooks_(hooks), data_(std::move(data)) {}
-  void* user_data() const { return data_->get(); }
+  void* user_data() const { return data_->data(); }
 
   void EnterPassContext() override {
-    if (hooks_.enter_pass_context) Check(hooks_.enter_pass_context(data_->get()), "enter_pass_ctx");
+    if (hooks_.enter_pass_context)
+      Check(hooks_.enter_pass_context(data_->data()), "enter_pass_ctx");
   }
   void ExitPassContext() override {
-    if (hooks_.exit_pass_context) Check(hooks_.exit_pass_context(data_->get()), "exit_pass_ctx");
+    if (hooks_.exit_pass_context) Check(hooks_.exit_pass_context(data_->data()), "exit_pass_ctx");
   }
   bool ShouldRun(const IRModule& mod, const PassInfo& info) override {
     if (!hooks_.should_run) return true;
     TsPassInfo_ lent{&info, nullptr};
     int run = 1;
-    Check(hooks_.should_run(Lend(mod), &lent, &run, data_->get()), "should_run");
+    Check(hooks_.should_run(Lend<TsModule>(mod.get()), &lent, &run, data_->data()), "should_run");
     return run != 0;
   }
   void RunBeforePass(const IRModule& mod, const PassInfo& info) override {
@@ -48,20 +48,17 @@ class CInstrument : public tessera::PassInstrument {
 
  private:
   using PassHook = TsStatus (*)(TsModule, TsPassInfo, void*);
-  static TsModule Lend(const IRModule& mod) {
-    return reinterpret_cast<TsModule>(const_cast<tessera::IRModuleNode*>(mod.get()));
-  }
   void CallPassHook(PassHook hook, const IRModule& mod, const PassInfo& info, const char* what) {
     if (!hook) return;
     TsPassInfo_ lent{&info, nullptr};
-    Check(hook(Lend(mod), &lent, data_->get()), what);
+    Check(hook(Lend<TsModule>(mod.get()), &lent, data_->data()), what);
   }
   void Check(TsStatus status, const char* hook) {
     if (status != TS_OK) ThrowCallbackError(status, "pass instrument '" + name() + "' " + hook);
   }
 
   TsPassInstrumentCallbacks hooks_;
-  std::shared_ptr<UserData> data_;
+  UserDataPtr data_;
 };
 
 /// The printing instrument, flushing stdout after each print so its output interleaves
@@ -94,8 +91,7 @@ namespace tessera::capi {
 
 std::vector<std::shared_ptr<PassInstrument>> InstrumentsFromC(const TsPassInstrument* instruments,
                                                               size_t count) {
-  if (count && !instruments)
-    TS_THROW(kValue) << "instruments are NULL with a count of " << count;
+  if (count && !instruments) TS_THROW(kValue) << "instruments are NULL with a count of " << count;
   std::vector<std::shared_ptr<PassInstrument>> out;
   for (size_t i = 0; i < count; ++i) {
     if (!instruments[i]) TS_THROW(kValue) << "instrument " << i << " is NULL";
@@ -111,13 +107,13 @@ extern "C" {
 TsStatus TsPassInstrumentCreate(const char* name, const TsPassInstrumentCallbacks* callbacks,
                                 void* user_data, TsUserDataDestroy destroy_user_data,
                                 TsPassInstrument* out) {
-  std::shared_ptr<UserData> data;
-  if (TsStatus s = Guard([&] { data = TakeUserData(user_data, destroy_user_data); }))
-    return s;
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(callbacks);
   TS_REQUIRE(out);
-  return Guard([&] { *out = GiveInstrument(std::make_shared<CInstrument>(name, *callbacks, data)); });
+  return Guard(
+      [&] { *out = GiveInstrument(std::make_shared<CInstrument>(name, *callbacks, data)); });
 }
 
 TsStatus TsPassTimingInstrumentCreate(TsPassInstrument* out) {

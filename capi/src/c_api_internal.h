@@ -3,8 +3,10 @@
 // Not installed; C callers only see c_api.h.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "c_runtime_internal.h"
 #include "tessera/c_api.h"
@@ -61,6 +63,30 @@ H Retain(H handle) {
   return handle;
 }
 
+/// The handle of `node` without a new reference: lent to a callback for one call.
+template <typename H>
+H Lend(const Object* node) {
+  return reinterpret_cast<H>(const_cast<Object*>(node));
+}
+
+/// Nodes from a C array of borrowed handles, each checked to be a T: a NULL array with a
+/// nonzero count or a NULL entry is a value error, another kind of node a type error
+/// (`what` names an entry, "TsExprTupleCreate: field"; `kind` what it must be).
+template <typename T, typename H>
+std::vector<Ref<const T>> NodesOf(const H* handles, size_t count, std::string_view what,
+                                  const char* kind) {
+  if (count && !handles) TS_THROW(kValue) << what << " array is NULL with a count of " << count;
+  std::vector<Ref<const T>> out;
+  out.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!handles[i]) TS_THROW(kValue) << what << " " << i << " is NULL";
+    const Object* object = reinterpret_cast<const Object*>(handles[i]);
+    if (!IsInstance<T>(object)) TS_THROW(kType) << what << " " << i << ": expected " << kind;
+    out.push_back(Ref<const T>(static_cast<const T*>(object)));
+  }
+  return out;
+}
+
 /// Modules as node handles.
 inline TsModule GiveModule(const IRModule& mod) {
   return Give<TsModule>(Ref<const IRModuleNode>(mod.get()));
@@ -78,6 +104,50 @@ inline TsAttribute GiveAttr(AttrValue value) {
   return new TsAttribute_{std::move(value)};
 }
 
+/// Throws a value error unless `index` < `size` (`what` names the array's entries,
+/// "TsCallGetArg: argument").
+inline void CheckIndex(size_t index, size_t size, const char* what) {
+  if (index >= size)
+    TS_THROW(kValue) << what << " index " << index << " is out of range (size " << size << ")";
+}
+
+/// Names from a C array of NUL-terminated strings (`names` may be NULL when `count` is 0;
+/// a NULL entry is a value error naming `what` and the index).
+std::vector<std::string> NamesFromC(const char* const* names, size_t count, const char* what);
+
+/// Targets from a borrowed C array; a NULL entry is a value error naming `what`.
+std::vector<Target> TargetsFromC(const TsTarget* targets, size_t num_targets, const char* what);
+
+/// A callback's user data: `destroy(data)` runs once, when the last holder dies (the C++
+/// functions and objects calling the callback share it), unless Release()d first.
+class UserData {
+ public:
+  UserData(void* data, TsUserDataDestroy destroy) : data_(data), destroy_(destroy) {}
+  ~UserData() {
+    if (destroy_) destroy_(data_);
+  }
+  UserData(const UserData&) = delete;
+  UserData& operator=(const UserData&) = delete;
+  void* data() const { return data_; }
+  /// Gives `data` back to the caller: a refused call whose caller keeps ownership.
+  void Release() { destroy_ = nullptr; }
+
+ private:
+  void* data_;
+  TsUserDataDestroy destroy_;
+};
+using UserDataPtr = std::shared_ptr<UserData>;
+
+/// Takes ownership of `data` first thing in a C entry point, so it is destroyed even when
+/// the call then fails; failing itself (out of memory) only after destroying it. Use:
+///   UserDataPtr data;
+///   if (TsStatus s = TakeUserData(user_data, destroy, &data)) return s;
+inline TsStatus TakeUserData(void* data, TsUserDataDestroy destroy, UserDataPtr* out) {
+  TsStatus status = Guard([&] { *out = std::make_shared<UserData>(data, destroy); });
+  if (status != TS_OK && destroy) destroy(data);
+  return status;
+}
+
 /// The error kind of a status (TS_ERROR_INVALID_ARGUMENT is a value error).
 ErrorKind KindOf(TsStatus status);
 
@@ -89,6 +159,13 @@ ErrorKind KindOf(TsStatus status);
 inline std::string_view TextOf(const char* text, size_t length) {
   return length == static_cast<size_t>(-1) ? std::string_view(text)
                                            : std::string_view(text, length);
+}
+
+/// A string from C (`data` may be NULL only for length 0; `what` names it in errors).
+inline std::string StringOf(TsStringRef ref, std::string_view what) {
+  if (!ref.data && ref.length)
+    TS_THROW(kValue) << what << " is NULL with a length of " << ref.length;
+  return ref.data ? std::string(ref.data, ref.length) : std::string();
 }
 
 /// A borrowed view of `s` for C (valid while `s` lives).

@@ -1,9 +1,12 @@
-// The C API of IRModules: building and inspecting modules, their functions and attributes,
-// printing options, JSON indent, structural hash and diff, verification.
+// The C API of IRModules: text and JSON in and out, type inference, verification,
+// structural equality, building and inspecting modules, their functions and attributes, and
+// running @main with the reference interpreter.
 #include "c_api_ir_internal.h"
 
 #include <optional>
 
+#include "tessera/backend/interp/interpreter.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/ir/json.h"
 #include "tessera/ir/module.h"
 #include "tessera/ir/parser.h"
@@ -28,12 +31,30 @@ BaseFunc FuncOf(TsExpr func, const char* where) {
 
 extern "C" {
 
+TsStatus TsModuleParse(const char* text, size_t length, TsModule* out) {
+  TS_REQUIRE(text);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = GiveModule(tessera::ParseModule(TextOf(text, length), "<c-api>")); });
+}
+
 TsStatus TsModuleParseWithSourceName(TsStringRef text, TsStringRef source_name, TsModule* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     *out = GiveModule(ParseModule(StringOf(text, "TsModuleParseWithSourceName: text"),
                                   StringOf(source_name, "TsModuleParseWithSourceName: name")));
   });
+}
+
+TsStatus TsModuleFromJSON(const char* json, size_t length, TsModule* out) {
+  TS_REQUIRE(json);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = GiveModule(tessera::ModuleFromJson(TextOf(json, length))); });
+}
+
+TsStatus TsModulePrint(TsModule module, TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(module);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(tessera::PrintModule(BorrowModule(module)), callback, user_data); });
 }
 
 TsStatus TsModulePrintWithOptions(TsModule module, int show_meta_data, int show_types,
@@ -48,6 +69,12 @@ TsStatus TsModulePrintWithOptions(TsModule module, int show_meta_data, int show_
   });
 }
 
+TsStatus TsModuleToJSON(TsModule module, TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(module);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(tessera::ModuleToJson(BorrowModule(module), 1), callback, user_data); });
+}
+
 TsStatus TsModuleToJSONWithIndent(TsModule module, int indent, TsStringCallback callback,
                                   void* user_data) {
   TS_REQUIRE(module);
@@ -55,9 +82,25 @@ TsStatus TsModuleToJSONWithIndent(TsModule module, int indent, TsStringCallback 
   return Guard([&] { Emit(ModuleToJson(BorrowModule(module), indent), callback, user_data); });
 }
 
+TsStatus TsModuleInferTypes(TsModule module, TsModule* out) {
+  TS_REQUIRE(module);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = GiveModule(tessera::InferTypes(BorrowModule(module))); });
+}
+
 TsStatus TsModuleVerify(TsModule module) {
   TS_REQUIRE(module);
   return Guard([&] { VerifyModule(BorrowModule(module)); });
+}
+
+int TsModuleStructuralEqual(TsModule a, TsModule b) {
+  if (!a || !b) {
+    Fail(TS_ERROR_INVALID_ARGUMENT, "TsModuleStructuralEqual: module must not be NULL");
+    return 0;
+  }
+  int equal = 0;
+  Guard([&] { equal = tessera::StructuralEqual(BorrowModule(a), BorrowModule(b)) ? 1 : 0; });
+  return equal;
 }
 
 TsStatus TsModuleStructuralHash(TsModule module, uint64_t* out) {
@@ -177,6 +220,29 @@ TsStatus TsModuleWithAttr(TsModule module, TsStringRef key, TsAttribute value, T
   return Guard([&] {
     *out = GiveModule(
         BorrowModule(module).WithAttr(StringOf(key, "TsModuleWithAttr: key"), AttrOf(value)));
+  });
+}
+
+TsModule TsModuleRetain(TsModule module) {
+  return Retain(module);
+}
+
+void TsModuleDestroy(TsModule module) {
+  Drop(module);
+}
+
+TsStatus TsModuleRunMain(TsModule module, const char* const* input_names, const TsNDArray* inputs,
+                         size_t num_inputs, TsNDArray* outputs, size_t max_outputs,
+                         size_t* num_outputs) {
+  TS_REQUIRE(module);
+  TS_REQUIRE(num_outputs);
+  TS_REQUIRE_INPUTS();
+  if (max_outputs) TS_REQUIRE(outputs);
+  return Guard([&] {
+    std::vector<tessera::NDArray> results =
+        tessera::RunMain(BorrowModule(module), NamedInputs(input_names, inputs, num_inputs))
+            .Flatten();
+    StoreOutputs(std::move(results), inputs, num_inputs, outputs, max_outputs, num_outputs);
   });
 }
 

@@ -55,8 +55,8 @@ TsStatus TsPatternTableCreate(const TsPatternTableEntry* entries, size_t num_ent
     }
     // Checked: from here on the table owns the user data.
     for (size_t i = 0; i < num_entries; ++i) {
-      auto holder = std::make_shared<UserData>(entries[i].user_data, entries[i].user_data_destroy);
-      table[i].predicate = PredicateFromC(entries[i].predicate, entries[i].user_data, holder,
+      auto data = std::make_shared<UserData>(entries[i].user_data, entries[i].user_data_destroy);
+      table[i].predicate = PredicateFromC(entries[i].predicate, std::move(data),
                                           "the predicate of '" + table[i].label + "'");
     }
     *out = new TsPatternTable_{std::move(table)};
@@ -80,9 +80,7 @@ TsStatus TsPatternTableGetEntry(TsPatternTable table, size_t index, TsStringRef*
                                 TsPattern* pattern, int* has_predicate) {
   TS_REQUIRE(table);
   return Guard([&] {
-    if (index >= table->entries.size())
-      TS_THROW(kValue) << "TsPatternTableGetEntry: index " << index
-                       << " out of range (the table has " << table->entries.size() << " entries)";
+    CheckIndex(index, table->entries.size(), "TsPatternTableGetEntry: entry");
     const PatternTableEntry& e = table->entries[index];
     if (label) *label = RefOf(e.label);
     if (pattern) *pattern = GivePattern(e.pattern);
@@ -95,9 +93,7 @@ TsStatus TsPatternTableCheck(TsPatternTable table, size_t index, TsExpr root, in
   TS_REQUIRE(root);
   TS_REQUIRE(accepted);
   return Guard([&] {
-    if (index >= table->entries.size())
-      TS_THROW(kValue) << "TsPatternTableCheck: index " << index << " out of range (the table has "
-                       << table->entries.size() << " entries)";
+    CheckIndex(index, table->entries.size(), "TsPatternTableCheck: entry");
     const PatternTableEntry& e = table->entries[index];
     Expr expr = Borrow<ExprNode>(root, "an expression");
     *accepted = !e.predicate || e.predicate(expr) ? 1 : 0;
@@ -161,7 +157,7 @@ TsStatus TsExternalBackendRegister(const char* name, TsPatternTable table,
                                                  const std::string& c_name) {
       std::string text;
       TsStatus status =
-          c_source(Lend<TsExpr>(partition), c_name.c_str(), AppendTo, &text, holder->data());
+          c_source(Lend<TsExpr>(partition.get()), c_name.c_str(), AppendTo, &text, holder->data());
       if (status != TS_OK) ThrowCallbackError(status, "the C source callback");
       return text;
     };

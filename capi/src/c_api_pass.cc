@@ -56,22 +56,6 @@ Attrs AttrsFromJsonText(const char* text, const std::string& what) {
   return out;
 }
 
-std::vector<std::string> NamesFromC(const char* const* names, size_t count, const char* what) {
-  if (count && !names) TS_THROW(kValue) << what << " names are NULL with a count of " << count;
-  std::vector<std::string> out;
-  for (size_t i = 0; i < count; ++i) {
-    if (!names[i]) TS_THROW(kValue) << what << " pass " << i << " is NULL";
-    out.emplace_back(names[i]);
-  }
-  return out;
-}
-
-void CheckIndex(size_t index, size_t size, const char* what) {
-  if (index >= size)
-    TS_THROW(kValue) << what << " index " << index << " is out of range (there are " << size
-                     << ")";
-}
-
 }  // namespace tessera::capi
 
 namespace {
@@ -110,14 +94,6 @@ nlohmann::json OptionsJson(const std::vector<tessera::PassOption>& options) {
 
 extern "C" {
 
-TsModule TsModuleRetain(TsModule module) {
-  return Retain(module);
-}
-
-TsExpr TsExprRetain(TsExpr expr) {
-  return Retain(expr);
-}
-
 /* ---- Pass infos ---------------------------------------------------------------------- */
 
 TsStatus TsPassInfoCreate(const char* name, int opt_level, const char* const* required,
@@ -125,8 +101,8 @@ TsStatus TsPassInfoCreate(const char* name, int opt_level, const char* const* re
   TS_REQUIRE(name);
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = GiveInfo(tessera::PassInfo{name, opt_level, NamesFromC(required, num_required,
-                                                                  "required")});
+    *out = GiveInfo(
+        tessera::PassInfo{name, opt_level, NamesFromC(required, num_required, "required")});
   });
 }
 
@@ -172,8 +148,8 @@ TsStatus TsPassContextCreate(int opt_level, const char* const* required, size_t 
                              const char* config_json, TsPassContext* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = new TsPassContext_{MakeContext(opt_level, required, num_required, disabled,
-                                          num_disabled, config_json, {})};
+    *out = new TsPassContext_{
+        MakeContext(opt_level, required, num_required, disabled, num_disabled, config_json, {})};
   });
 }
 
@@ -184,8 +160,8 @@ TsStatus TsPassContextCreateWithInstruments(int opt_level, const char* const* re
                                             size_t num_instruments, TsPassContext* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = new TsPassContext_{MakeContext(opt_level, required, num_required, disabled,
-                                          num_disabled, config_json,
+    *out = new TsPassContext_{MakeContext(opt_level, required, num_required, disabled, num_disabled,
+                                          config_json,
                                           InstrumentsFromC(instruments, num_instruments))};
   });
 }
@@ -386,8 +362,9 @@ TsStatus TsListPasses(TsStringCallback callback, void* user_data) {
   return Guard([&] {
     nlohmann::json j = nlohmann::json::array();
     for (const tessera::PassRegistration* r : tessera::ListPasses())
-      j.push_back(
-          {{"name", r->name}, {"description", r->description}, {"options", OptionsJson(r->options)}});
+      j.push_back({{"name", r->name},
+                   {"description", r->description},
+                   {"options", OptionsJson(r->options)}});
     Emit(j.dump(), callback, user_data);
   });
 }

@@ -16,15 +16,6 @@ using tessera::IRModule;
 using tessera::PassContext;
 using tessera::PassInfo;
 
-/// Module, expression and context handles lent to a callback for one call.
-TsModule LendModule(const IRModule& mod) {
-  return reinterpret_cast<TsModule>(const_cast<tessera::IRModuleNode*>(mod.get()));
-}
-template <typename T>
-TsExpr LendExpr(const tessera::Ref<const T>& expr) {
-  return reinterpret_cast<TsExpr>(const_cast<T*>(expr.get()));
-}
-
 /// Releases the handle a callback returned when the library is done with it (the
 /// library owns it, whatever happens to the value).
 template <typename H>
@@ -39,8 +30,7 @@ void CheckCallback(TsStatus status, const std::string& kind, const std::string& 
 }
 
 /// The PassInfo of a Create call's arguments.
-PassInfo InfoOf(const char* name, int opt_level, const char* const* required,
-                size_t num_required) {
+PassInfo InfoOf(const char* name, int opt_level, const char* const* required, size_t num_required) {
   return PassInfo{name, opt_level, NamesFromC(required, num_required, "required")};
 }
 
@@ -51,9 +41,8 @@ extern "C" {
 TsStatus TsModulePassCreate(const char* name, int opt_level, const char* const* required,
                             size_t num_required, TsModulePassCallback callback, void* user_data,
                             TsUserDataDestroy destroy_user_data, TsPass* out) {
-  std::shared_ptr<UserData> data;
-  if (TsStatus s = Guard([&] { data = TakeUserData(user_data, destroy_user_data); }))
-    return s;
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(callback);
   TS_REQUIRE(out);
@@ -62,8 +51,8 @@ TsStatus TsModulePassCreate(const char* name, int opt_level, const char* const* 
     auto body = [callback, data, pass_name](IRModule mod, const PassContext& ctx) {
       TsPassContext_ lent{ctx};
       Owned<TsModule> result;
-      CheckCallback(callback(LendModule(mod), &lent, &result.handle, data->get()), "module",
-                    pass_name);
+      CheckCallback(callback(Lend<TsModule>(mod.get()), &lent, &result.handle, data->data()),
+                    "module", pass_name);
       if (!result.handle)
         TS_THROW(kValue) << "module pass '" << pass_name << "' returned no module";
       const tessera::Object* object = reinterpret_cast<const tessera::Object*>(result.handle);
@@ -71,18 +60,16 @@ TsStatus TsModulePassCreate(const char* name, int opt_level, const char* const* 
         TS_THROW(kType) << "module pass '" << pass_name << "' must return a module";
       return BorrowModule(result.handle);
     };
-    *out = new TsPass_{
-        tessera::CreateModulePass(std::move(body), InfoOf(name, opt_level, required, num_required))};
+    *out = new TsPass_{tessera::CreateModulePass(std::move(body),
+                                                 InfoOf(name, opt_level, required, num_required))};
   });
 }
 
 TsStatus TsFunctionPassCreate(const char* name, int opt_level, const char* const* required,
-                              size_t num_required, int include_all,
-                              TsFunctionPassCallback callback, void* user_data,
-                              TsUserDataDestroy destroy_user_data, TsPass* out) {
-  std::shared_ptr<UserData> data;
-  if (TsStatus s = Guard([&] { data = TakeUserData(user_data, destroy_user_data); }))
-    return s;
+                              size_t num_required, int include_all, TsFunctionPassCallback callback,
+                              void* user_data, TsUserDataDestroy destroy_user_data, TsPass* out) {
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(callback);
   TS_REQUIRE(out);
@@ -92,7 +79,8 @@ TsStatus TsFunctionPassCreate(const char* name, int opt_level, const char* const
                                             const PassContext& ctx) -> Function {
       TsPassContext_ lent{ctx};
       Owned<TsExpr> result;
-      CheckCallback(callback(LendExpr(func), LendModule(mod), &lent, &result.handle, data->get()),
+      CheckCallback(callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
+                             &result.handle, data->data()),
                     "function", pass_name);
       if (!result.handle)
         TS_THROW(kValue) << "function pass '" << pass_name << "' returned no function";
@@ -107,11 +95,10 @@ TsStatus TsFunctionPassCreate(const char* name, int opt_level, const char* const
 }
 
 TsStatus TsPrimFuncPassCreate(const char* name, int opt_level, const char* const* required,
-                              size_t num_required, TsFunctionPassCallback callback,
-                              void* user_data, TsUserDataDestroy destroy_user_data, TsPass* out) {
-  std::shared_ptr<UserData> data;
-  if (TsStatus s = Guard([&] { data = TakeUserData(user_data, destroy_user_data); }))
-    return s;
+                              size_t num_required, TsFunctionPassCallback callback, void* user_data,
+                              TsUserDataDestroy destroy_user_data, TsPass* out) {
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(callback);
   TS_REQUIRE(out);
@@ -121,7 +108,8 @@ TsStatus TsPrimFuncPassCreate(const char* name, int opt_level, const char* const
                                             const PassContext& ctx) -> tessera::tir::PrimFunc {
       TsPassContext_ lent{ctx};
       Owned<TsExpr> result;
-      CheckCallback(callback(LendExpr(func), LendModule(mod), &lent, &result.handle, data->get()),
+      CheckCallback(callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
+                             &result.handle, data->data()),
                     "prim_func", pass_name);
       if (!result.handle) return tessera::tir::PrimFunc();
       const tessera::Object* object = reinterpret_cast<const tessera::Object*>(result.handle);
@@ -129,8 +117,8 @@ TsStatus TsPrimFuncPassCreate(const char* name, int opt_level, const char* const
         TS_THROW(kType) << "prim_func pass '" << pass_name << "' must return a PrimFunc or NULL";
       return Borrow<tessera::tir::PrimFuncNode>(result.handle, "a PrimFunc");
     };
-    *out = new TsPass_{
-        tessera::CreatePrimFuncPass(std::move(body), InfoOf(name, opt_level, required, num_required))};
+    *out = new TsPass_{tessera::CreatePrimFuncPass(
+        std::move(body), InfoOf(name, opt_level, required, num_required))};
   });
 }
 
@@ -152,9 +140,8 @@ TsStatus TsSequentialCreate(const TsPass* passes, size_t num_passes, const char*
 
 TsStatus TsPassRegister(const char* name, const char* description, TsPassFactoryCallback factory,
                         void* user_data, TsUserDataDestroy destroy_user_data) {
-  std::shared_ptr<UserData> data;
-  if (TsStatus s = Guard([&] { data = TakeUserData(user_data, destroy_user_data); }))
-    return s;
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
   TS_REQUIRE(name);
   TS_REQUIRE(factory);
   return Guard([&] {
@@ -164,7 +151,7 @@ TsStatus TsPassRegister(const char* name, const char* description, TsPassFactory
         TS_THROW(kValue) << "a pass named '" << pass_name << "' is already registered";
     auto make = [factory, data, pass_name](const tessera::Attrs&) {
       TsPass made = nullptr;
-      TsStatus status = factory(&made, data->get());
+      TsStatus status = factory(&made, data->data());
       std::unique_ptr<TsPass_> owned(made);
       if (status != TS_OK) ThrowCallbackError(status, "the factory of pass '" + pass_name + "'");
       if (!owned) TS_THROW(kValue) << "the factory of pass '" << pass_name << "' returned no pass";

@@ -42,12 +42,11 @@ Function BorrowFunction(TsExpr handle, const char* what) {
   return Function(static_cast<const FunctionNode*>(object));
 }
 
-PatternPredicate PredicateFromC(TsPatternPredicate fn, void* user_data,
-                                std::shared_ptr<UserData> holder, std::string where) {
+PatternPredicate PredicateFromC(TsPatternPredicate fn, UserDataPtr data, std::string where) {
   if (!fn) return nullptr;
-  return [fn, user_data, holder, where](const Expr& root) {
+  return [fn, data, where](const Expr& root) {
     int accepted = 0;
-    TsStatus status = fn(Lend<TsExpr>(root), &accepted, user_data);
+    TsStatus status = fn(Lend<TsExpr>(root.get()), &accepted, data->data());
     if (status != TS_OK) ThrowCallbackError(status, where);
     return accepted != 0;
   };
@@ -75,21 +74,20 @@ std::vector<DFPattern> PatternsFromC(const TsPattern* patterns, size_t num, cons
   return out;
 }
 
-/// A C++ rewrite rule calling C callback `c` (entry `index` of its array); `holder` keeps
-/// its user data (null: the caller keeps it).
-DFPatternCallback CallbackFromC(const TsPatternCallback& c, size_t index,
-                                std::shared_ptr<UserData> holder) {
+/// A C++ rewrite rule calling C callback `c` (entry `index` of its array) with its user
+/// data, which the rule owns when `owned` (else the caller keeps it).
+DFPatternCallback CallbackFromC(const TsPatternCallback& c, size_t index, bool owned) {
   DFPatternCallback cb;
   cb.pattern = BorrowPattern(c.pattern, "a callback's pattern");
   cb.require_type = c.require_type != 0;
   TsPatternRewriteCallback fn = c.callback;
-  void* user_data = c.user_data;
+  auto data = std::make_shared<UserData>(c.user_data, owned ? c.user_data_destroy : nullptr);
   std::string where = "pattern callback " + std::to_string(index);
-  cb.callback = [fn, user_data, holder, where](const Expr& pre, const Expr& post,
-                                               const PatternNodeMap& map) {
+  cb.callback = [fn, data, where](const Expr& pre, const Expr& post, const PatternNodeMap& map) {
     TsPatternBindings_ bindings = BindingsOf(map);
     TsExpr out = nullptr;
-    TsStatus status = fn(Lend<TsExpr>(pre), Lend<TsExpr>(post), &bindings, &out, user_data);
+    TsStatus status =
+        fn(Lend<TsExpr>(pre.get()), Lend<TsExpr>(post.get()), &bindings, &out, data->data());
     if (status != TS_OK) {
       Drop(out);
       ThrowCallbackError(status, where);
@@ -284,9 +282,7 @@ TsStatus TsPatternBindingsGetEntry(TsPatternBindings bindings, size_t index, TsP
                                    TsExpr* expr) {
   TS_REQUIRE(bindings);
   return Guard([&] {
-    if (index >= bindings->entries.size())
-      TS_THROW(kValue) << "TsPatternBindingsGetEntry: index " << index
-                       << " out of range (the match bound " << bindings->entries.size() << ")";
+    CheckIndex(index, bindings->entries.size(), "TsPatternBindingsGetEntry: entry");
     const auto& [p, e] = bindings->entries[index];
     if (pattern) *pattern = GivePattern(p);
     if (expr) *expr = Give<TsExpr>(e);
@@ -319,8 +315,7 @@ TsStatus TsPatternRewrite(const TsPatternCallback* callbacks, size_t num_callbac
   return Guard([&] {
     CheckCallbacks(callbacks, num_callbacks);
     std::vector<DFPatternCallback> cbs;
-    for (size_t i = 0; i < num_callbacks; ++i)
-      cbs.push_back(CallbackFromC(callbacks[i], i, nullptr));
+    for (size_t i = 0; i < num_callbacks; ++i) cbs.push_back(CallbackFromC(callbacks[i], i, false));
     IRModule mod = module ? BorrowModule(module) : IRModule();
     *out = Give<TsExpr>(RewritePatterns(cbs, BorrowFunction(func, "TsPatternRewrite: func"), mod));
   });
@@ -335,10 +330,7 @@ TsStatus TsPatternRewritePassCreate(const char* name, const TsPatternCallback* c
     CheckCallbacks(callbacks, num_callbacks);
     // Checked: from here on the pass owns the user data.
     std::vector<DFPatternCallback> cbs;
-    for (size_t i = 0; i < num_callbacks; ++i)
-      cbs.push_back(CallbackFromC(
-          callbacks[i], i,
-          std::make_shared<UserData>(callbacks[i].user_data, callbacks[i].user_data_destroy)));
+    for (size_t i = 0; i < num_callbacks; ++i) cbs.push_back(CallbackFromC(callbacks[i], i, true));
     PassInfo info;
     info.name = name;
     Pass pass =
@@ -356,9 +348,10 @@ TsStatus TsPatternPartition(TsPattern pattern, TsExpr func, const char* label,
   TS_REQUIRE(label);
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = Give<TsExpr>(PartitionPattern(BorrowPattern(pattern, "the pattern"), label,
-                                         BorrowFunction(func, "TsPatternPartition: func"),
-                                         PredicateFromC(check, check_data, nullptr, "the check")));
+    *out = Give<TsExpr>(PartitionPattern(
+        BorrowPattern(pattern, "the pattern"), label,
+        BorrowFunction(func, "TsPatternPartition: func"),
+        PredicateFromC(check, std::make_shared<UserData>(check_data, nullptr), "the check")));
   });
 }
 

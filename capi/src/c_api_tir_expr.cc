@@ -21,10 +21,9 @@ BinaryOp BinaryOpFromC(TsBinaryOp op, const char* where) {
   return static_cast<BinaryOp>(op);
 }
 
-/// The scalar expressions behind borrowed handles (checked non-NULL beforehand).
-std::vector<PrimExpr> Exprs(const TsPrimExpr* items, size_t count, const char* where,
-                            const char* arg) {
-  return Nodes<PrimExprNode>(items, count, where, arg, kExpr);
+/// The scalar expressions behind borrowed handles; `what` names an entry.
+std::vector<PrimExpr> Exprs(const TsPrimExpr* items, size_t count, const std::string& what) {
+  return NodesOf<PrimExprNode>(items, count, what, kExpr);
 }
 
 }  // namespace
@@ -58,7 +57,7 @@ const char* TsForKindGetName(TsForKind kind) {
 TsStatus TsForKindFromName(TsStringRef name, TsForKind* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    std::string text = StringFromC(name, "TsForKindFromName", "name");
+    std::string text = StringOf(name, "TsForKindFromName: name");
     for (ForKind k :
          {ForKind::kSerial, ForKind::kParallel, ForKind::kVectorized, ForKind::kUnrolled})
       if (text == ForKindName(k)) {
@@ -88,7 +87,7 @@ TsStatus TsPrimExprFloatImmCreate(double value, TsDType dtype, TsPrimExpr* out) 
 TsStatus TsPrimExprVarCreate(TsStringRef name, TsDType dtype, TsPrimExpr* out) {
   TS_REQUIRE(out);
   return Guard([&] {
-    *out = Give<TsPrimExpr>(MakeVar(StringFromC(name, "TsPrimExprVarCreate", "name"),
+    *out = Give<TsPrimExpr>(MakeVar(StringOf(name, "TsPrimExprVarCreate: name"),
                                     DTypeFromC(dtype, "TsPrimExprVarCreate")));
   });
 }
@@ -143,10 +142,9 @@ TsStatus TsPrimExprBufferLoadCreate(TsBuffer buffer, const TsPrimExpr* indices, 
   const char* where = "TsPrimExprBufferLoadCreate";
   TS_REQUIRE(buffer);
   TS_REQUIRE(out);
-  TS_TIR_TRY(CheckHandles(indices, num_indices, where, "index"));
   return Guard([&] {
     *out = Give<TsPrimExpr>(MakeLoad(Node<BufferNode>(buffer, where, "buffer", "a buffer"),
-                                     Exprs(indices, num_indices, where, "index")));
+                                     Exprs(indices, num_indices, std::string(where) + ": index")));
   });
 }
 
@@ -154,10 +152,10 @@ TsStatus TsPrimExprIntrinsicCreate(TsStringRef name, const TsPrimExpr* args, siz
                                    TsPrimExpr* out) {
   const char* where = "TsPrimExprIntrinsicCreate";
   TS_REQUIRE(out);
-  TS_TIR_TRY(CheckHandles(args, num_args, where, "argument"));
   return Guard([&] {
-    *out = Give<TsPrimExpr>(
-        MakeIntrinsic(StringFromC(name, where, "name"), Exprs(args, num_args, where, "argument")));
+    *out =
+        Give<TsPrimExpr>(MakeIntrinsic(StringOf(name, std::string(where) + ": name"),
+                                       Exprs(args, num_args, std::string(where) + ": argument")));
   });
 }
 
@@ -262,7 +260,7 @@ TsStatus TsPrimExprBufferLoadGetNumIndices(TsPrimExpr expr, size_t* out) {
 TsStatus TsPrimExprBufferLoadGetIndex(TsPrimExpr expr, size_t index, TsPrimExpr* out) {
   return Field<BufferLoadNode>(
       expr, out, __func__, "expr", "a buffer load", [&](const BufferLoadNode& e, TsPrimExpr& o) {
-        CheckIndex(index, e.indices.size(), "TsPrimExprBufferLoadGetIndex", "indices");
+        CheckIndex(index, e.indices.size(), "TsPrimExprBufferLoadGetIndex: index");
         o = Give<TsPrimExpr>(e.indices[index]);
       });
 }
@@ -280,7 +278,7 @@ TsStatus TsPrimExprIntrinsicGetNumArgs(TsPrimExpr expr, size_t* out) {
 TsStatus TsPrimExprIntrinsicGetArg(TsPrimExpr expr, size_t index, TsPrimExpr* out) {
   return Field<IntrinsicNode>(
       expr, out, __func__, "expr", "an intrinsic call", [&](const IntrinsicNode& e, TsPrimExpr& o) {
-        CheckIndex(index, e.args.size(), "TsPrimExprIntrinsicGetArg", "arguments");
+        CheckIndex(index, e.args.size(), "TsPrimExprIntrinsicGetArg: argument");
         o = Give<TsPrimExpr>(e.args[index]);
       });
 }
@@ -293,7 +291,7 @@ TsStatus TsBufferCreate(TsStringRef name, const int64_t* shape, size_t ndim, TsD
   if (ndim) TS_REQUIRE(shape);
   return Guard([&] {
     const char* where = "TsBufferCreate";
-    *out = Give<TsBuffer>(MakeBuffer(StringFromC(name, where, "name"),
+    *out = Give<TsBuffer>(MakeBuffer(StringOf(name, std::string(where) + ": name"),
                                      std::vector<int64_t>(shape, shape + ndim),
                                      DTypeFromC(dtype, where)));
   });

@@ -22,15 +22,14 @@ TsStatus TsPrimFuncCreate(const TsBuffer* params, size_t num_params, TsStmt body
   const char* where = "TsPrimFuncCreate";
   TS_REQUIRE(body);
   TS_REQUIRE(out);
-  TS_TIR_TRY(CheckHandles(params, num_params, where, "param"));
   return Guard([&] {
     if (num_outputs < 1 || static_cast<size_t>(num_outputs) > num_params)
       TS_THROW(kValue) << where << ": num_outputs must be from 1 to the " << num_params
                        << " buffer(s), got " << num_outputs;
-    *out =
-        Give<TsExpr>(MakePrimFunc(Nodes<BufferNode>(params, num_params, where, "param", "a buffer"),
-                                  num_outputs, Node<StmtNode>(body, where, "body", "a statement"),
-                                  AttrsFromC(attrs, num_attrs, "PrimFunc attributes")));
+    *out = Give<TsExpr>(
+        MakePrimFunc(NodesOf<BufferNode>(params, num_params, "TsPrimFuncCreate: param", "a buffer"),
+                     num_outputs, Node<StmtNode>(body, where, "body", "a statement"),
+                     AttrsFromC(attrs, num_attrs, "PrimFunc attributes")));
   });
 }
 
@@ -47,7 +46,7 @@ TsStatus TsPrimFuncGetNumParams(TsExpr func, size_t* out) {
 TsStatus TsPrimFuncGetParam(TsExpr func, size_t index, TsBuffer* out) {
   return Field<PrimFuncNode>(func, out, __func__, "func", kPrimFunc,
                              [&](const PrimFuncNode& f, TsBuffer& o) {
-                               CheckIndex(index, f.params.size(), "TsPrimFuncGetParam", "params");
+                               CheckIndex(index, f.params.size(), "TsPrimFuncGetParam: param");
                                o = Give<TsBuffer>(f.params[index]);
                              });
 }
@@ -73,7 +72,7 @@ TsStatus TsPrimFuncPrint(TsExpr func, TsStringRef name, TsStringCallback callbac
   TS_REQUIRE(callback);
   return Guard([&] {
     const char* where = "TsPrimFuncPrint";
-    std::string text = StringFromC(name, where, "name");
+    std::string text = StringOf(name, "TsPrimFuncPrint: name");
     PrimFunc f = Node<PrimFuncNode>(func, where, "func", kPrimFunc);
     Emit(tessera::PrintModule(tessera::IRModule().WithFunction(text.empty() ? "func" : text, f)),
          callback, user_data);

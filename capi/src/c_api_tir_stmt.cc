@@ -30,34 +30,17 @@ Stmt Statement(TsStmt handle, const char* where, const char* arg) {
   return Node<StmtNode>(handle, where, arg, kStmt);
 }
 
-/// TS_OK when the C regions and their ranges hold no NULL handle.
-TsStatus CheckRegions(const TsBufferRegion* regions, size_t count, const char* where,
-                      const char* arg) {
-  if (count && !regions)
-    return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": " + arg +
-                                               " is NULL with a count of " + std::to_string(count));
-  for (size_t i = 0; i < count; ++i) {
-    std::string entry = std::string(arg) + " " + std::to_string(i);
-    if (!regions[i].buffer)
-      return Fail(TS_ERROR_INVALID_ARGUMENT,
-                  std::string(where) + ": " + entry + " has a NULL buffer");
-    if (regions[i].num_ranges && !regions[i].ranges)
-      return Fail(TS_ERROR_INVALID_ARGUMENT,
-                  std::string(where) + ": " + entry + " has NULL ranges");
-    for (size_t d = 0; d < regions[i].num_ranges; ++d)
-      if (!regions[i].ranges[d].min || !regions[i].ranges[d].extent)
-        return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": range " + std::to_string(d) +
-                                                   " of " + entry + " has a NULL min or extent");
-  }
-  return TS_OK;
-}
-
-/// The C++ regions of C ones (checked by CheckRegions).
+/// The C++ regions of C ones; NULL regions (with a count), buffers or ranges are value
+/// errors naming the entry.
 std::vector<BufferRegion> Regions(const TsBufferRegion* regions, size_t count, const char* where,
                                   const char* arg) {
+  if (count && !regions)
+    TS_THROW(kValue) << where << ": " << arg << "s are NULL with a count of " << count;
   std::vector<BufferRegion> out;
   for (size_t i = 0; i < count; ++i) {
     std::string entry = std::string(arg) + " " + std::to_string(i);
+    if (regions[i].num_ranges && !regions[i].ranges)
+      TS_THROW(kValue) << where << ": " << entry << " has NULL ranges";
     BufferRegion region{Node<BufferNode>(regions[i].buffer, where, entry.c_str(), "a buffer"), {}};
     for (size_t d = 0; d < regions[i].num_ranges; ++d)
       region.region.push_back(Range{Expr(regions[i].ranges[d].min, where, entry.c_str()),
@@ -70,7 +53,7 @@ std::vector<BufferRegion> Regions(const TsBufferRegion* regions, size_t count, c
 /// Region `index` of `regions` for the C getters.
 const BufferRegion& RegionAt(const std::vector<BufferRegion>& regions, size_t index,
                              const char* where, const char* what) {
-  CheckIndex(index, regions.size(), where, what);
+  CheckIndex(index, regions.size(), (std::string(where) + ": " + what).c_str());
   return regions[index];
 }
 
@@ -107,20 +90,18 @@ TsStatus TsStmtBufferStoreCreate(TsBuffer buffer, TsPrimExpr value, const TsPrim
   TS_REQUIRE(buffer);
   TS_REQUIRE(value);
   TS_REQUIRE(out);
-  TS_TIR_TRY(CheckHandles(indices, num_indices, where, "index"));
   return Guard([&] {
     *out = Give<TsStmt>(MakeStore(
         Node<BufferNode>(buffer, where, "buffer", "a buffer"), Expr(value, where, "value"),
-        Nodes<PrimExprNode>(indices, num_indices, where, "index", kExpr)));
+        NodesOf<PrimExprNode>(indices, num_indices, "TsStmtBufferStoreCreate: index", kExpr)));
   });
 }
 
 TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, TsStmt* out) {
-  const char* where = "TsStmtSeqCreate";
   TS_REQUIRE(out);
-  TS_TIR_TRY(CheckHandles(stmts, num_stmts, where, "statement"));
   return Guard([&] {
-    *out = Give<TsStmt>(MakeSeq(Nodes<StmtNode>(stmts, num_stmts, where, "statement", kStmt)));
+    *out = Give<TsStmt>(
+        MakeSeq(NodesOf<StmtNode>(stmts, num_stmts, "TsStmtSeqCreate: statement", kStmt)));
   });
 }
 
@@ -154,17 +135,10 @@ TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars, size_t 
   const char* where = "TsStmtBlockCreate";
   TS_REQUIRE(body);
   TS_REQUIRE(out);
-  if (num_iter_vars) TS_REQUIRE(iter_vars);
-  for (size_t i = 0; i < num_iter_vars; ++i) {
-    const TsIterVar& iv = iter_vars[i];
-    if (!iv.var || !iv.dom.min || !iv.dom.extent || !iv.binding)
-      return Fail(TS_ERROR_INVALID_ARGUMENT, std::string(where) + ": iteration variable " +
-                                                 std::to_string(i) +
-                                                 " has a NULL var, domain or binding");
-  }
-  TS_TIR_TRY(CheckRegions(reads, num_reads, where, "read"));
-  TS_TIR_TRY(CheckRegions(writes, num_writes, where, "write"));
   return Guard([&] {
+    if (num_iter_vars && !iter_vars)
+      TS_THROW(kValue) << where << ": iteration variables are NULL with a count of "
+                       << num_iter_vars;
     std::vector<IterVar> ivs;
     for (size_t i = 0; i < num_iter_vars; ++i) {
       const TsIterVar& iv = iter_vars[i];
@@ -179,9 +153,9 @@ TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars, size_t 
           Expr(iv.binding, where, entry.c_str())});
     }
     *out = Give<TsStmt>(MakeBlock(
-        StringFromC(name, where, "name"), std::move(ivs), Regions(reads, num_reads, where, "read"),
-        Regions(writes, num_writes, where, "write"), init ? Statement(init, where, "init") : Stmt(),
-        Statement(body, where, "body")));
+        StringOf(name, "TsStmtBlockCreate: name"), std::move(ivs),
+        Regions(reads, num_reads, where, "read"), Regions(writes, num_writes, where, "write"),
+        init ? Statement(init, where, "init") : Stmt(), Statement(body, where, "body")));
   });
 }
 
@@ -251,7 +225,7 @@ TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out) {
 TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
   return Field<BufferStoreNode>(
       stmt, out, __func__, "stmt", "a buffer store", [&](const BufferStoreNode& s, TsPrimExpr& o) {
-        CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex", "indices");
+        CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex: index");
         o = Give<TsPrimExpr>(s.indices[index]);
       });
 }
@@ -264,7 +238,7 @@ TsStatus TsStmtSeqGetNumStmts(TsStmt stmt, size_t* out) {
 TsStatus TsStmtSeqGetStmt(TsStmt stmt, size_t index, TsStmt* out) {
   return Field<SeqStmtNode>(stmt, out, __func__, "stmt", "a sequence",
                             [&](const SeqStmtNode& s, TsStmt& o) {
-                              CheckIndex(index, s.seq.size(), "TsStmtSeqGetStmt", "statements");
+                              CheckIndex(index, s.seq.size(), "TsStmtSeqGetStmt: statement");
                               o = Give<TsStmt>(s.seq[index]);
                             });
 }
@@ -321,7 +295,7 @@ TsStatus TsStmtBlockGetNumIterVars(TsStmt stmt, size_t* out) {
 TsStatus TsStmtBlockGetIterVar(TsStmt stmt, size_t index, TsIterVar* out) {
   return Field<BlockNode>(
       stmt, out, __func__, "stmt", "a block", [&](const BlockNode& s, TsIterVar& o) {
-        CheckIndex(index, s.iter_vars.size(), "TsStmtBlockGetIterVar", "iteration variables");
+        CheckIndex(index, s.iter_vars.size(), "TsStmtBlockGetIterVar: iteration variable");
         const IterVar& iv = s.iter_vars[index];
         o.kind = iv.kind == IterKind::kReduce ? TS_ITER_REDUCE : TS_ITER_SPATIAL;
         o.dom = RangeToC(iv.dom);
@@ -351,7 +325,7 @@ TsStatus BlockRegion(TsStmt stmt, bool writes, size_t index, TsBuffer* buffer, s
   return Guard([&] {
     auto block = Node<BlockNode>(stmt, where, "stmt", "a block");
     const BufferRegion& region =
-        RegionAt(writes ? block->writes : block->reads, index, where, writes ? "writes" : "reads");
+        RegionAt(writes ? block->writes : block->reads, index, where, writes ? "write" : "read");
     if (num_ranges) *num_ranges = region.region.size();
     if (buffer) *buffer = Give<TsBuffer>(region.buffer);
   });
@@ -362,9 +336,9 @@ TsStatus BlockRange(TsStmt stmt, bool writes, size_t index, size_t dim, TsRange*
                     const char* where) {
   return Field<BlockNode>(
       stmt, out, where, "stmt", "a block", [&](const BlockNode& block, TsRange& o) {
-        const BufferRegion& region = RegionAt(writes ? block.writes : block.reads, index, where,
-                                              writes ? "writes" : "reads");
-        CheckIndex(dim, region.region.size(), where, "ranges");
+        const BufferRegion& region =
+            RegionAt(writes ? block.writes : block.reads, index, where, writes ? "write" : "read");
+        CheckIndex(dim, region.region.size(), (std::string(where) + ": range").c_str());
         o = RangeToC(region.region[dim]);
       });
 }

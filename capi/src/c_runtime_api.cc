@@ -19,60 +19,6 @@ using tessera::runtime::ExecutorOptions;
 
 namespace {
 
-tessera::DType DTypeFromC(TsDType d) {
-  using tessera::DType;
-  if (d.lanes != 1)
-    TS_THROW(kUnsupported) << "vector dtypes (lanes=" << d.lanes << ") are not supported";
-  switch (d.code) {
-    case 0:
-      if (d.bits == 8) return DType::kInt8;
-      if (d.bits == 32) return DType::kInt32;
-      if (d.bits == 64) return DType::kInt64;
-      break;
-    case 1:
-      if (d.bits == 8) return DType::kUInt8;
-      break;
-    case 2:
-      if (d.bits == 16) return DType::kFloat16;
-      if (d.bits == 32) return DType::kFloat32;
-      if (d.bits == 64) return DType::kFloat64;
-      break;
-    case 4:
-      if (d.bits == 16) return DType::kBFloat16;
-      break;
-    case 6:
-      if (d.bits == 8) return DType::kBool;
-      break;
-  }
-  TS_THROW(kUnsupported) << "unsupported dtype (code " << int{d.code} << ", bits " << int{d.bits}
-                         << ")";
-}
-
-TsDType DTypeToC(tessera::DType d) {
-  using tessera::DType;
-  switch (d) {
-    case DType::kInt8:
-      return {0, 8, 1};
-    case DType::kInt32:
-      return {0, 32, 1};
-    case DType::kInt64:
-      return {0, 64, 1};
-    case DType::kUInt8:
-      return {1, 8, 1};
-    case DType::kFloat16:
-      return {2, 16, 1};
-    case DType::kFloat32:
-      return {2, 32, 1};
-    case DType::kFloat64:
-      return {2, 64, 1};
-    case DType::kBFloat16:
-      return {4, 16, 1};
-    case DType::kBool:
-      return {6, 8, 1};
-  }
-  return {2, 32, 1};
-}
-
 std::vector<int64_t> ShapeFromC(const int64_t* shape, int32_t ndim) {
   if (ndim < 0) TS_THROW(kValue) << "negative rank " << ndim;
   if (ndim > 0 && !shape) TS_THROW(kValue) << "shape is NULL for rank " << ndim;
@@ -117,6 +63,59 @@ TsStatus Fail(TsStatus status, std::string message) {
 
 const char* LastError() {
   return last_error.c_str();
+}
+
+DType DTypeFromC(TsDType d, const char* where) {
+  std::string prefix = where ? std::string(where) + ": " : std::string();
+  if (d.lanes != 1)
+    TS_THROW(kUnsupported) << prefix << "vector dtypes (lanes=" << d.lanes << ") are not supported";
+  switch (d.code) {
+    case 0:
+      if (d.bits == 8) return DType::kInt8;
+      if (d.bits == 32) return DType::kInt32;
+      if (d.bits == 64) return DType::kInt64;
+      break;
+    case 1:
+      if (d.bits == 8) return DType::kUInt8;
+      break;
+    case 2:
+      if (d.bits == 16) return DType::kFloat16;
+      if (d.bits == 32) return DType::kFloat32;
+      if (d.bits == 64) return DType::kFloat64;
+      break;
+    case 4:
+      if (d.bits == 16) return DType::kBFloat16;
+      break;
+    case 6:
+      if (d.bits == 8) return DType::kBool;
+      break;
+  }
+  TS_THROW(kUnsupported) << prefix << "unsupported dtype (code " << int{d.code} << ", bits "
+                         << int{d.bits} << ")";
+}
+
+TsDType DTypeToC(DType d) {
+  switch (d) {
+    case DType::kInt8:
+      return {0, 8, 1};
+    case DType::kInt32:
+      return {0, 32, 1};
+    case DType::kInt64:
+      return {0, 64, 1};
+    case DType::kUInt8:
+      return {1, 8, 1};
+    case DType::kFloat16:
+      return {2, 16, 1};
+    case DType::kFloat32:
+      return {2, 32, 1};
+    case DType::kFloat64:
+      return {2, 64, 1};
+    case DType::kBFloat16:
+      return {4, 16, 1};
+    case DType::kBool:
+      return {6, 8, 1};
+  }
+  return {2, 32, 1};
 }
 
 TsExecutable MakeExecutable(std::shared_ptr<Executable> exe, ExecutorOptions options) {

@@ -61,6 +61,12 @@ inline void Emit(const std::string& text, TsStringCallback callback, void* user_
 std::map<std::string, NDArray> NamedInputs(const char* const* names, const TsNDArray* inputs,
                                            size_t num_inputs);
 
+/// The Tessera dtype of a C dtype (DLPack's encoding); TS_ERROR_UNSUPPORTED, prefixed with
+/// `where` when given, for one Tessera does not have.
+DType DTypeFromC(TsDType dtype, const char* where = nullptr);
+/// The C dtype of a Tessera dtype.
+TsDType DTypeToC(DType dtype);
+
 /// Wraps `exe` with an executor of `options`.
 TsExecutable MakeExecutable(std::shared_ptr<runtime::Executable> exe,
                             runtime::ExecutorOptions options);
@@ -80,13 +86,13 @@ void StoreOutputs(std::vector<NDArray> results, const TsNDArray* inputs, size_t 
 
 /// Checks the run-style argument arrays shared by Run, Benchmark and Profile: the arrays
 /// and every entry must be non-NULL (TS_ERROR_INVALID_ARGUMENT naming the entry).
-#define TS_REQUIRE_INPUTS()                                                                  \
-  if (num_inputs) {                                                                          \
-    TS_REQUIRE(input_names);                                                                 \
-    TS_REQUIRE(inputs);                                                                      \
-    for (size_t i_ = 0; i_ < num_inputs; ++i_)                                               \
-      if (!input_names[i_] || !inputs[i_])                                                   \
-        return ::tessera::capi::Fail(TS_ERROR_INVALID_ARGUMENT,                              \
+#define TS_REQUIRE_INPUTS()                                                                    \
+  if (num_inputs) {                                                                            \
+    TS_REQUIRE(input_names);                                                                   \
+    TS_REQUIRE(inputs);                                                                        \
+    for (size_t i_ = 0; i_ < num_inputs; ++i_)                                                 \
+      if (!input_names[i_] || !inputs[i_])                                                     \
+        return ::tessera::capi::Fail(TS_ERROR_INVALID_ARGUMENT,                                \
                                      std::string(__func__) + ": input " + std::to_string(i_) + \
-                                         " has a NULL name or array");                       \
+                                         " has a NULL name or array");                         \
   }

@@ -1,7 +1,7 @@
 /* Collage's search from C: estimators written in C decide the plan of the Collage pass and
  * of TsBuild, progress callbacks, the estimator registry, mock and measuring estimators,
- * reports, the cost database in a temporary file, fingerprints, external backends; bad
- * input (unknown estimator, damaged database, ...). */
+ * reports, the cost database in a temporary file, fingerprints, an external backend as a
+ * Collage target; bad input (unknown estimator, damaged database, ...). */
 #include <math.h>
 #include <unistd.h>
 
@@ -301,23 +301,44 @@ int main(void) {
   TsTarget no_targets[1] = {NULL};
   CHECK(TsCollageMachineFingerprint(no_targets, 1, append_growing, &machine) == TS_ERROR_VALUE);
 
-  /* External backends declared from C: bad input (a real table needs patterns, which the
-   * pattern API makes). The user data of a failed call is destroyed all the same. */
+  /* An external backend (TsExternalBackendRegister, c_api_pattern.h) is a Collage target:
+   * its relu pattern becomes a candidate kernel of its own. */
+  TsPattern relu_op = NULL, relu = NULL;
+  CHECK(TsPatternIsOp("nn.relu", &relu_op) == TS_OK);
+  CHECK(TsPatternCallAnyArgs(relu_op, &relu) == TS_OK);
+  TsPatternTableEntry entry = {"relu", relu, NULL, NULL, NULL};
+  TsPatternTable table = NULL;
+  CHECK(TsPatternTableCreate(&entry, 1, &table) == TS_OK);
+  CHECK(TsExternalBackendRegister("c_api_ext", table, NULL, NULL, NULL) == TS_OK);
+  TsTarget ext = NULL;
+  CHECK(TsTargetParse("native -num_threads=1 -compiler=c_api_ext", &ext) == TS_OK);
+  const char* ext_kinds[2] = {"native", "c_api_ext"};
+  double ext_costs[2] = {1.0, 0.1}; /* the backend's relu is cheaper */
+  TsCostEstimator ext_mock = NULL;
+  CHECK(TsCostEstimatorMockCreate(ext_kinds, ext_costs, 2, 0, &ext_mock) == TS_OK);
+  report = partition_report(typed, ext, ext_mock, NULL, &status);
+  CHECK(status == TS_OK && report && strstr(report, "\"backend\":\"c_api_ext\"") != NULL);
+  free(report);
+  TsCostEstimatorDestroy(ext_mock);
+  TsTargetDestroy(ext);
+  /* Bad input; a refused registration leaves the caller its user data. */
   Estimator source_data = {"", 0, 0};
-  TsExternalPattern not_a_pattern = {"relu", (TsPattern)typed, NULL, &source_data,
-                                     destroy_estimator};
-  CHECK(TsRegisterExternalBackend("c_api_ext", &not_a_pattern, 1, "native", NULL, NULL, NULL) ==
-        TS_ERROR_TYPE);
-  CHECK(source_data.destroyed == 1);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "c", no_source, &source_data,
+  TsPatternTableEntry not_a_pattern = {"relu", (TsPattern)typed, NULL, &source_data,
+                                       destroy_estimator};
+  TsPatternTable bad_table = NULL;
+  CHECK(TsPatternTableCreate(&not_a_pattern, 1, &bad_table) == TS_ERROR_TYPE && !bad_table);
+  CHECK(TsPatternTableCreate(NULL, 0, &bad_table) == TS_OK);
+  CHECK(TsExternalBackendRegister("c_api_ext", bad_table, no_source, &source_data,
                                   destroy_estimator) == TS_ERROR_VALUE);
-  CHECK(strstr(TsGetLastError(), "at least one") != NULL && source_data.destroyed == 2);
-  CHECK(TsRegisterExternalBackend("native", NULL, 0, "native", NULL, NULL, NULL) == TS_ERROR_VALUE);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "c", NULL, NULL, NULL) == TS_ERROR_VALUE);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 0, "fortran", NULL, NULL, NULL) ==
-        TS_ERROR_VALUE);
-  CHECK(TsRegisterExternalBackend("c_api_ext", NULL, 1, "native", NULL, NULL, NULL) ==
-        TS_ERROR_VALUE);
+  CHECK(strstr(TsGetLastError(), "at least one") != NULL && source_data.destroyed == 0);
+  CHECK(TsExternalBackendRegister("native", table, NULL, NULL, NULL) == TS_ERROR_VALUE);
+  CHECK(TsExternalBackendRegister("c api", table, NULL, NULL, NULL) == TS_ERROR_VALUE);
+  CHECK(TsExternalBackendRegister("c_api_ext", NULL, NULL, NULL, NULL) ==
+        TS_ERROR_INVALID_ARGUMENT);
+  TsPatternTableDestroy(bad_table);
+  TsPatternTableDestroy(table);
+  TsPatternDestroy(relu);
+  TsPatternDestroy(relu_op);
 
   TsCostEstimatorDestroy(est_flat);
   TsCostEstimatorDestroy(est_fail);

@@ -454,9 +454,8 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsPrimExprNotCreate(i, &e) == TS_ERROR_TYPE);
   CHECK(TsPrimExprSelectCreate(i, i, i, &e) == TS_ERROR_TYPE);
   TsPrimExpr two[2] = {i, NULL};
-  CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_INVALID_ARGUMENT &&
-        error_has("index 1"));
-  CHECK(TsPrimExprBufferLoadCreate(a, NULL, 1, &e) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_VALUE && error_has("index 1"));
+  CHECK(TsPrimExprBufferLoadCreate(a, NULL, 1, &e) == TS_ERROR_VALUE);
   two[1] = i;
   CHECK(TsPrimExprBufferLoadCreate(a, two, 2, &e) == TS_ERROR_TYPE && error_has("rank 1"));
   int64_t negative[1] = {-2};
@@ -471,12 +470,12 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(error_has("TsStmtForCreate: loop_var is an integer literal, expected a variable"));
   CHECK(TsStmtForCreate(i, ci(0), ci(4), (TsForKind)7, ok_store, &s) == TS_ERROR_VALUE);
   CHECK(TsStmtForCreate(i, ci(0), ci(4), TS_FOR_SERIAL, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);
-  CHECK(TsStmtSeqCreate(NULL, 2, &s) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsStmtSeqCreate(NULL, 2, &s) == TS_ERROR_VALUE);
   CHECK(TsStmtIfThenElseCreate(i, ok_store, NULL, &s) == TS_ERROR_TYPE && error_has("bool"));
   CHECK(TsStmtAllocateCreate(a, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);
   TsIterVar iv = {i, {ci(0), ci(4)}, TS_ITER_SPATIAL, NULL};
   CHECK(TsStmtBlockCreate(TsStringRefFromC("b"), &iv, 1, NULL, 0, NULL, 0, NULL, ok_store, &s) ==
-        TS_ERROR_INVALID_ARGUMENT);
+        TS_ERROR_VALUE);
   CHECK(error_has("iteration variable 0"));
   iv.binding = i;
   iv.kind = (TsIterKind)5;
@@ -484,7 +483,7 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
         TS_ERROR_VALUE);
   TsBufferRegion region = {a, NULL, 1};
   CHECK(TsStmtBlockCreate(TsStringRefFromC("b"), NULL, 0, &region, 1, NULL, 0, NULL, ok_store,
-                          &s) == TS_ERROR_INVALID_ARGUMENT &&
+                          &s) == TS_ERROR_VALUE &&
         error_has("read 0"));
 
   TsForKind kind = TS_FOR_SERIAL;
@@ -501,7 +500,7 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsPrimFuncCreate(params, 1, ok_store, 0, NULL, 0, &f) == TS_ERROR_VALUE);
   CHECK(TsPrimFuncCreate(params, 1, ok_store, 1, NULL, 1, &f) == TS_ERROR_VALUE);
   CHECK(TsPrimFuncCreate(params, 1, NULL, 1, NULL, 0, &f) == TS_ERROR_INVALID_ARGUMENT);
-  CHECK(TsPrimFuncCreate(NULL, 1, ok_store, 1, NULL, 0, &f) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsPrimFuncCreate(NULL, 1, ok_store, 1, NULL, 0, &f) == TS_ERROR_VALUE);
   CHECK(f == NULL);
 
   /* Getters: wrong kinds, indices out of range, NULL handles. */
@@ -513,7 +512,7 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsPrimExprGetKind(NULL, &(TsPrimExprKind){0}) == TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsPrimFuncGetBody((TsExpr)seq, &s) == TS_ERROR_TYPE && error_has("expected a PrimFunc"));
   CHECK(TsPrimFuncGetParam(matmul, 3, &a) == TS_ERROR_VALUE);
-  CHECK(error_has("index 3 is out of range for 3 params"));
+  CHECK(error_has("TsPrimFuncGetParam: param index 3 is out of range (size 3)"));
   CHECK(TsStmtSeqGetStmt(seq, 5, &s) == TS_ERROR_VALUE);
   CHECK(TsStmtBufferStoreGetIndex(ok_store, 1, &e) == TS_ERROR_VALUE);
   CHECK(TsPrimExprBufferLoadGetIndex(load(a, i, NULL), 1, &e) == TS_ERROR_VALUE);
@@ -521,8 +520,9 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsPrimFuncGetBody(matmul, &body) == TS_OK);
   block = for_body(for_body(for_body(S(body))));
   TsRange range;
-  CHECK(TsStmtBlockGetReadRange(block, 0, 2, &range) == TS_ERROR_VALUE && error_has("ranges"));
-  CHECK(TsStmtBlockGetWrite(block, 1, NULL, &n) == TS_ERROR_VALUE && error_has("writes"));
+  CHECK(TsStmtBlockGetReadRange(block, 0, 2, &range) == TS_ERROR_VALUE &&
+        error_has("range index 2"));
+  CHECK(TsStmtBlockGetWrite(block, 1, NULL, &n) == TS_ERROR_VALUE && error_has("write index 1"));
   CHECK(TsStmtBlockGetIterVar(block, 3, &iv) == TS_ERROR_VALUE);
   CHECK(TsPrimFuncWithBody(matmul, NULL, &f) == TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsPrimFuncPrint(matmul, TsStringRefFromC("m"), NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);

@@ -31,10 +31,9 @@ typedef struct TsCostEstimator_* TsCostEstimator;   /**< a kernel cost estimator
 typedef struct TsCostDatabase_* TsCostDatabase;     /**< an open cost database file */
 typedef struct TsCostRecordList_* TsCostRecordList; /**< records read from a cost database */
 
-/** A test on an expression (a call or a pattern match's root), borrowed for the call. Sets
- *  `*result` to nonzero to accept. A failing predicate (TsSetLastError + error status) makes
- *  the enumeration fail with that status and message. */
-typedef TsStatus (*TsCollageExprPredicate)(TsExpr expr, int* result, void* user_data);
+/* Predicates on expressions are TsPatternPredicate (c_api_pattern.h): here they get a call
+ * (op predicates) or a pattern match's root; a failing one makes the enumeration fail with
+ * its status and message. */
 
 /* ---- Dataflow graphs ------------------------------------------------------------------ */
 
@@ -81,13 +80,13 @@ TS_CAPI_EXPORT TsStatus TsPartitionRuleOpPredicateCreate(const char* name, const
                                                          TsPartitionRule* out);
 /** One candidate per op call `predicate` accepts (it gets the call). */
 TS_CAPI_EXPORT TsStatus TsPartitionRuleOpPredicateCallbackCreate(
-    const char* name, TsCollageExprPredicate predicate, void* user_data, TsUserDataDestroy destroy,
+    const char* name, TsPatternPredicate predicate, void* user_data, TsUserDataDestroy destroy,
     const char* description, TsPartitionRule* out);
 /** One candidate per match of `pattern` (borrowed; tried at every node, matches may
  *  overlap) whose root `predicate` accepts (NULL: every match). Wildcard matches and
  *  inlinable nodes stay outside. */
 TS_CAPI_EXPORT TsStatus TsPartitionRuleDFPatternCreate(const char* name, TsPattern pattern,
-                                                       TsCollageExprPredicate predicate,
+                                                       TsPatternPredicate predicate,
                                                        void* user_data, TsUserDataDestroy destroy,
                                                        TsPartitionRule* out);
 /** A library backend's rule from its registered pattern table and supported ops. `fusion`:
@@ -304,34 +303,8 @@ TS_CAPI_EXPORT TsStatus TsCollageSetProgress(TsCollageProgressCallback progress,
 TS_CAPI_EXPORT TsStatus TsCollageGetReport(TsModule module, TsStringCallback callback,
                                            void* user_data);
 
-/* ---- External backends ---------------------------------------------------------------- */
-
-/** One pattern of an external backend: a label (the "<backend>." prefix is added when
- *  missing), a pattern (borrowed) and an optional predicate on the match's root with its
- *  user data and destroy (owned by the library, as for every callback). */
-typedef struct TsExternalPattern {
-  const char* label;
-  TsPattern pattern;
-  TsCollageExprPredicate predicate;
-  void* predicate_user_data;
-  TsUserDataDestroy predicate_destroy;
-} TsExternalPattern;
-/** Writes the C source of one partition's kernel `c_name` (see TsRegisterExternalBackend)
- *  through `write` (called with `write_data`, as often as needed). `partition` is borrowed. */
-typedef TsStatus (*TsPartitionCSourceCallback)(TsExpr partition, const char* c_name,
-                                               TsStringCallback write, void* write_data,
-                                               void* user_data);
-/** Registers (or replaces) external backend `name` with pattern table `patterns`, usable by
- *  partitioning, Collage (a target `name`) and TsBuild. `compile_with` "native" (or NULL):
- *  the native code generator compiles its partitions; "c": `c_source` writes each kernel in
- *  C, `int32_t c_name(void* const* buffers, const TsKernelEnv* env)` (buffers: the
- *  partition's parameters, tuples flattened, then its outputs; return 0). Built-in names
- *  fail with TS_ERROR_VALUE. */
-TS_CAPI_EXPORT TsStatus TsRegisterExternalBackend(const char* name,
-                                                  const TsExternalPattern* patterns,
-                                                  size_t num_patterns, const char* compile_with,
-                                                  TsPartitionCSourceCallback c_source,
-                                                  void* user_data, TsUserDataDestroy destroy);
+/* External backends usable as Collage targets are registered with
+ * TsExternalBackendRegister (c_api_pattern.h). */
 
 /* ---- Cost database and fingerprints --------------------------------------------------- */
 

@@ -24,7 +24,8 @@ extern "C" {
  * (copied; `data` may be NULL only when `length` is 0). Strings out are borrowed
  * TsStringRef when a node owns them (valid while the node lives) and TsStringCallback
  * calls for computed text. Arrays in are a pointer and a count (the pointer may be NULL
- * when the count is 0); arrays out are a GetNum / Get(index) pair. */
+ * when the count is 0; a NULL entry, or a NULL pointer with a nonzero count, fails with
+ * TS_ERROR_VALUE naming the entry); arrays out are a GetNum / Get(index) pair. */
 typedef struct TsType_* TsType;           /**< a type: tensor, tuple or function */
 typedef struct TsExpr_* TsExpr;           /**< a graph-level expression (functions included) */
 typedef struct TsAttribute_* TsAttribute; /**< an attribute value (none, bool, int, ...) */
@@ -183,6 +184,10 @@ TS_CAPI_EXPORT TsStatus TsExprStructuralHash(TsExpr expr, uint64_t* out);
  *  when they are equal the callback is not called. */
 TS_CAPI_EXPORT TsStatus TsExprStructuralDiff(TsExpr a, TsExpr b, int map_free_vars,
                                              TsStringCallback callback, void* user_data);
+/** A new reference to `expr` (the same pointer; NULL gives NULL), so a callback can keep or
+ *  return an expression it was lent (a function pass returning its function unchanged).
+ *  The caller releases it with TsExprDestroy. Never fails. */
+TS_CAPI_EXPORT TsExpr TsExprRetain(TsExpr expr);
 /** Releases an expression (NULL is ignored). */
 TS_CAPI_EXPORT void TsExprDestroy(TsExpr expr);
 
@@ -430,6 +435,10 @@ TS_CAPI_EXPORT TsStatus TsModuleGetAttr(TsModule module, size_t index, TsNamedAt
 /** A new module with attribute `key` set to `value` (borrowed; NULL is None). */
 TS_CAPI_EXPORT TsStatus TsModuleWithAttr(TsModule module, TsStringRef key, TsAttribute value,
                                          TsModule* out);
+/** A new reference to `module` (the same pointer; NULL gives NULL), so a callback can keep
+ *  or return a module it was lent. The caller releases it with TsModuleDestroy. Never
+ *  fails. */
+TS_CAPI_EXPORT TsModule TsModuleRetain(TsModule module);
 /** Releases a module (NULL is ignored). */
 TS_CAPI_EXPORT void TsModuleDestroy(TsModule module);
 

@@ -30,15 +30,6 @@ typedef enum TsPassKind {
   TS_PASS_SEQUENTIAL = 3
 } TsPassKind;
 
-/* ---- Handles lent to callbacks ---------------------------------------------------- */
-
-/** A new reference to `module` (the same pointer; NULL gives NULL), so a callback can
- *  keep or return a module it was lent. Release it with TsModuleDestroy. */
-TS_CAPI_EXPORT TsModule TsModuleRetain(TsModule module);
-/** A new reference to `expr` (the same pointer; NULL gives NULL), so a function pass can
- *  return the function it was lent unchanged. The caller releases it (TsExprDestroy). */
-TS_CAPI_EXPORT TsExpr TsExprRetain(TsExpr expr);
-
 /* ---- Pass infos ------------------------------------------------------------------- */
 
 /** A pass info (Python's PassInfo): `name`, `opt_level` and the names of the passes a
@@ -208,8 +199,8 @@ typedef TsStatus (*TsModulePassCallback)(TsModule module, TsPassContext context,
  *  or a PrimFunc, by the pass's kind), which is in `module`. A graph function pass must
  *  return a graph function (NULL is TS_ERROR_VALUE, another node TS_ERROR_TYPE); a PrimFunc
  *  pass returns a PrimFunc, or NULL to remove the PrimFunc from the module. */
-typedef TsStatus (*TsFunctionPassCallback)(TsExpr function, TsModule module,
-                                           TsPassContext context, TsExpr* out, void* user_data);
+typedef TsStatus (*TsFunctionPassCallback)(TsExpr function, TsModule module, TsPassContext context,
+                                           TsExpr* out, void* user_data);
 /** Makes a registered pass for TsPassRegister; `*out` is the library's afterwards. */
 typedef TsStatus (*TsPassFactoryCallback)(TsPass* out, void* user_data);
 
@@ -281,8 +272,7 @@ typedef struct TsPassInstrumentCallbacks {
  *  and handle holding the instrument are gone, or before returning when the call fails. */
 TS_CAPI_EXPORT TsStatus TsPassInstrumentCreate(const char* name,
                                                const TsPassInstrumentCallbacks* callbacks,
-                                               void* user_data,
-                                               TsUserDataDestroy destroy_user_data,
+                                               void* user_data, TsUserDataDestroy destroy_user_data,
                                                TsPassInstrument* out);
 /** Times every pass as a nested tree (Python's PassTimingInstrument). */
 TS_CAPI_EXPORT TsStatus TsPassTimingInstrumentCreate(TsPassInstrument* out);

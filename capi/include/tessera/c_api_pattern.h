@@ -142,9 +142,9 @@ TS_CAPI_EXPORT TsStatus TsPatternRewritePassCreate(const char* name,
                                                    const TsPatternCallback* callbacks,
                                                    size_t num_callbacks, TsPass* out);
 
-/** Decides whether a match may be taken: sets `*accepted` to 1 (take it) or 0. `root`, the
- *  typed root of the match, is borrowed for the call. On failure call TsSetLastError and
- *  return an error status. */
+/** A test on an expression: sets `*accepted` to 1 (take it) or 0. `root` (the typed root of
+ *  a match; for Collage's op predicates, the call) is borrowed for the call. On failure call
+ *  TsSetLastError and return an error status. */
 typedef TsStatus (*TsPatternPredicate)(TsExpr root, int* accepted, void* user_data);
 
 /** Turns every match of `pattern` in function `func` whose root `check` accepts (NULL:

@@ -22,10 +22,11 @@ typedef struct TsStmt_* TsStmt;         /**< a TIR statement */
  * views owned by the node (valid while it lives). Dtypes are TsDType, as for tensors.
  *
  * Errors: a NULL handle or out pointer where one is required fails with
- * TS_ERROR_INVALID_ARGUMENT; a handle of the wrong kind (a getter of a loop given a store, a
- * loop variable that is not a variable) or mismatched dtypes fail with TS_ERROR_TYPE; an
- * index out of range or an enumerator out of range with TS_ERROR_VALUE; a dtype Tessera
- * does not have with TS_ERROR_UNSUPPORTED; an unknown intrinsic (like an unknown op) with
+ * TS_ERROR_INVALID_ARGUMENT, a NULL entry of an array given in (or a NULL array with a
+ * nonzero count) with TS_ERROR_VALUE, as in c_api_ir.h; a handle of the wrong kind (a getter of a
+ * loop given a store, a loop variable that is not a variable) or mismatched dtypes fail with
+ * TS_ERROR_TYPE; an index out of range or an enumerator out of range with TS_ERROR_VALUE; a dtype
+ * Tessera does not have with TS_ERROR_UNSUPPORTED; an unknown intrinsic (like an unknown op) with
  * TS_ERROR_NOT_FOUND, while an unknown loop kind name is a bad option value
  * (TS_ERROR_VALUE). The message names the function and the argument. Getters of a kind's
  * fields are named TsPrimExpr<Kind>Get... / TsStmt<Kind>Get... so they cannot clash with
@@ -246,8 +247,8 @@ typedef struct TsIterVar {
 /** A named block: its iteration variables, the regions it reads and writes (what layout
  *  planning reads), an optional `init` (NULL for none) run before `body` when every reduce
  *  iteration variable is at its domain's minimum, and `body`. Arrays may be NULL when
- *  their count is 0; every handle in them is required (TS_ERROR_INVALID_ARGUMENT naming
- *  the entry), an iteration variable's `var` must be a variable (TS_ERROR_TYPE). */
+ *  their count is 0; every handle in them is required (TS_ERROR_VALUE naming the
+ *  entry), an iteration variable's `var` must be a variable (TS_ERROR_TYPE). */
 TS_CAPI_EXPORT TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* iter_vars,
                                           size_t num_iter_vars, const TsBufferRegion* reads,
                                           size_t num_reads, const TsBufferRegion* writes,
