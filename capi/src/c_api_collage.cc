@@ -59,10 +59,6 @@ TsStatus GiveRule(TsPartitionRule* out, std::function<PartitionRulePtr()> make) 
   return Guard([&] { *out = new TsPartitionRule_{make()}; });
 }
 
-std::string Text(const char* s, const char* fallback) {
-  return s && *s ? s : fallback;
-}
-
 }  // namespace
 
 extern "C" {

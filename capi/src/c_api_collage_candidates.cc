@@ -17,10 +17,6 @@ using tessera::Expr;
 
 namespace {
 
-TsStringRef StaticRef(const char* text) {
-  return TsStringRef{text, std::char_traits<char>::length(text)};
-}
-
 const IndexSet& IndexesOf(const SubGraph& sub_graph, TsSubGraphIndexKind kind) {
   switch (kind) {
     case TS_SUB_GRAPH_INSIDE:
@@ -43,10 +39,6 @@ void AppendSpec(TsCandidateList_& list, const PartitionSpecPtr& spec) {
   std::vector<CandidatePartition> found = PartitionSpec::AllCandidates(spec, *list.graph);
   list.specs.push_back({spec->name, list.candidates.size(), found.size()});
   for (CandidatePartition& c : found) list.candidates.push_back(std::move(c));
-}
-
-std::string Text(const char* s, const char* fallback) {
-  return s && *s ? s : fallback;
 }
 
 }  // namespace
@@ -76,9 +68,7 @@ TsStatus TsDataflowGraphGetNodeLabel(TsDataflowGraph graph, size_t index, TsStri
   TS_REQUIRE(graph);
   TS_REQUIRE(out);
   return Guard([&] {
-    if (index >= graph->labels.size())
-      TS_THROW(kValue) << "TsDataflowGraphGetNodeLabel: index " << index
-                       << " out of range (the graph has " << graph->labels.size() << " nodes)";
+    CheckIndex(index, graph->labels.size(), "TsDataflowGraphGetNodeLabel: node");
     *out = RefOf(graph->labels[index]);
   });
 }
@@ -87,9 +77,7 @@ TsStatus TsDataflowGraphGetNode(TsDataflowGraph graph, size_t index, TsExpr* out
   TS_REQUIRE(graph);
   TS_REQUIRE(out);
   return Guard([&] {
-    if (index >= graph->graph->size())
-      TS_THROW(kValue) << "TsDataflowGraphGetNode: index " << index
-                       << " out of range (the graph has " << graph->graph->size() << " nodes)";
+    CheckIndex(index, graph->graph->size(), "TsDataflowGraphGetNode: node");
     *out = Give<TsExpr>(tessera::Ref<const tessera::Object>(graph->graph->expr(index).get()));
   });
 }
@@ -172,10 +160,7 @@ TsStatus TsCandidateListGetCandidate(TsCandidateList list, size_t index, TsCandi
   TS_REQUIRE(list);
   TS_REQUIRE(out);
   return Guard([&] {
-    if (index >= list->candidates.size())
-      TS_THROW(kValue) << "TsCandidateListGetCandidate: index " << index
-                       << " out of range (the list has " << list->candidates.size()
-                       << " candidates)";
+    CheckIndex(index, list->candidates.size(), "TsCandidateListGetCandidate: candidate");
     *out = new TsCandidate_{list->graph, list->candidates[index]};
   });
 }
@@ -188,9 +173,7 @@ TsStatus TsCandidateListGetSpec(TsCandidateList list, size_t index, TsStringRef*
                                 size_t* first, size_t* count) {
   TS_REQUIRE(list);
   return Guard([&] {
-    if (index >= list->specs.size())
-      TS_THROW(kValue) << "TsCandidateListGetSpec: index " << index
-                       << " out of range (the list has " << list->specs.size() << " specs)";
+    CheckIndex(index, list->specs.size(), "TsCandidateListGetSpec: spec");
     const TsCandidateList_::Spec& spec = list->specs[index];
     if (name) *name = RefOf(spec.name);
     if (first) *first = spec.first;
@@ -249,9 +232,7 @@ TsStatus TsSubGraphGetIndex(TsSubGraph sub_graph, TsSubGraphIndexKind kind, size
   TS_REQUIRE(out);
   return Guard([&] {
     std::vector<size_t> indexes = IndexesOf(sub_graph->sub_graph, kind).ToVector();
-    if (i >= indexes.size())
-      TS_THROW(kValue) << "TsSubGraphGetIndex: index " << i << " out of range (the set has "
-                       << indexes.size() << " indexes)";
+    CheckIndex(i, indexes.size(), "TsSubGraphGetIndex: index");
     *out = indexes[i];
   });
 }
@@ -261,7 +242,7 @@ TsStringRef TsSubGraphGetLabel(TsSubGraph sub_graph) {
 }
 
 TsStringRef TsSubGraphGetKind(TsSubGraph sub_graph) {
-  return sub_graph ? StaticRef(tessera::OpPatternKindName(sub_graph->sub_graph.kind()))
+  return sub_graph ? TsStringRefFromC(tessera::OpPatternKindName(sub_graph->sub_graph.kind()))
                    : TsStringRef{nullptr, 0};
 }
 
@@ -278,9 +259,7 @@ TsStatus TsSubGraphGetNested(TsSubGraph sub_graph, size_t i, TsSubGraph* out) {
   TS_REQUIRE(out);
   return Guard([&] {
     const std::vector<NestedSubGraph>& nested = sub_graph->sub_graph.nested_sub_graphs();
-    if (i >= nested.size())
-      TS_THROW(kValue) << "TsSubGraphGetNested: index " << i << " out of range (the sub-graph has "
-                       << nested.size() << " nested sub-graphs)";
+    CheckIndex(i, nested.size(), "TsSubGraphGetNested: nested sub-graph");
     *out = new TsSubGraph_{sub_graph->graph, nested[i].sub_graph, nested[i].attrs};
   });
 }
@@ -292,13 +271,8 @@ size_t TsSubGraphGetNumAttributes(TsSubGraph sub_graph) {
 TsStatus TsSubGraphGetAttribute(TsSubGraph sub_graph, size_t i, TsNamedAttribute* out) {
   TS_REQUIRE(sub_graph);
   TS_REQUIRE(out);
-  return Guard([&] {
-    const auto& items = sub_graph->attrs.items();
-    if (i >= items.size())
-      TS_THROW(kValue) << "TsSubGraphGetAttribute: index " << i
-                       << " out of range (the sub-graph has " << items.size() << " attributes)";
-    *out = TsNamedAttribute{RefOf(items[i].first), GiveAttr(items[i].second)};
-  });
+  return Guard(
+      [&] { *out = NamedAttrOf(sub_graph->attrs, i, "TsSubGraphGetAttribute: attribute"); });
 }
 
 void TsSubGraphDestroy(TsSubGraph sub_graph) {

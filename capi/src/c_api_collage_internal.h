@@ -63,6 +63,11 @@ namespace tessera::capi {
 /// A depth or exit limit from C: 0 means none; negative is a value error naming `what`.
 size_t LimitFromC(int64_t value, const char* what, const char* which = "max_depth");
 
+/// `s`, or `fallback` when `s` is NULL or empty (optional names and settings from C).
+inline std::string Text(const char* s, const char* fallback) {
+  return s && *s ? s : fallback;
+}
+
 /// The rule behind a handle; a value error naming `what` when NULL.
 collage::PartitionRulePtr RuleOf(TsPartitionRule rule, const char* what);
 

@@ -89,9 +89,7 @@ TsStatus TsCostRecordListGetRecord(TsCostRecordList list, size_t index, TsCostRe
   TS_REQUIRE(list);
   TS_REQUIRE(out);
   return Guard([&] {
-    if (index >= list->records.size())
-      TS_THROW(kValue) << "TsCostRecordListGetRecord: index " << index
-                       << " out of range (the list has " << list->records.size() << " records)";
+    CheckIndex(index, list->records.size(), "TsCostRecordListGetRecord: record");
     const CostRecord& r = list->records[index];
     *out = TsCostRecord{RefOf(r.key.hash),
                         RefOf(r.kind),

@@ -161,6 +161,21 @@ inline std::string_view TextOf(const char* text, size_t length) {
                                            : std::string_view(text, length);
 }
 
+/// Takes over the reference a C callback returned through an out-parameter (`handle`, NULL
+/// for none), releasing it whatever happens: throws the callback's error when `status` is
+/// not TS_OK, a type error "`where` must return `kind`" for another kind of node; gives a
+/// null Ref for NULL.
+template <typename T, typename H>
+Ref<const T> AdoptResult(TsStatus status, H handle, const char* kind, const std::string& where) {
+  const Object* object = reinterpret_cast<const Object*>(handle);
+  bool right_kind = !object || IsInstance<T>(object);
+  Ref<const T> result = right_kind ? Ref<const T>(static_cast<const T*>(object)) : nullptr;
+  Drop(handle);
+  if (status != TS_OK) ThrowCallbackError(status, where);
+  if (!right_kind) TS_THROW(kType) << where << " must return " << kind << ", got another node";
+  return result;
+}
+
 /// A string from C (`data` may be NULL only for length 0; `what` names it in errors).
 inline std::string StringOf(TsStringRef ref, std::string_view what) {
   if (!ref.data && ref.length)
@@ -171,6 +186,14 @@ inline std::string StringOf(TsStringRef ref, std::string_view what) {
 /// A borrowed view of `s` for C (valid while `s` lives).
 inline TsStringRef RefOf(const std::string& s) {
   return TsStringRef{s.data(), s.size()};
+}
+
+/// Entry `index` of `attrs` for C: the name borrowed from `attrs`, the value new (`what`
+/// names the entries in the out-of-range error).
+inline TsNamedAttribute NamedAttrOf(const Attrs& attrs, size_t index, const char* what) {
+  CheckIndex(index, attrs.size(), what);
+  const auto& item = attrs.items()[index];
+  return TsNamedAttribute{RefOf(item.first), GiveAttr(item.second)};
 }
 
 }  // namespace tessera::capi

@@ -1,20 +1,12 @@
 // Helpers shared by the IR C API's source files (types, attributes, expressions, ops,
-// modules): attribute entries out and lookups by name.
+// modules): attribute lookups by name and attribute values from handles.
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "c_api_internal.h"
 
 namespace tessera::capi {
-
-/// Entry `index` of `attrs` for C: the name borrowed from `attrs`, the value new.
-inline TsNamedAttribute NamedAttrOf(const Attrs& attrs, size_t index, const char* what) {
-  CheckIndex(index, attrs.size(), what);
-  const auto& item = attrs.items()[index];
-  return TsNamedAttribute{RefOf(item.first), GiveAttr(item.second)};
-}
 
 /// A new attribute handle holding the value of `key` in `attrs`; a not-found error naming
 /// `what` and listing the names otherwise.

@@ -16,19 +16,6 @@ using tessera::IRModule;
 using tessera::PassContext;
 using tessera::PassInfo;
 
-/// Releases the handle a callback returned when the library is done with it (the
-/// library owns it, whatever happens to the value).
-template <typename H>
-struct Owned {
-  H handle = nullptr;
-  ~Owned() { Drop(handle); }
-};
-
-/// Throws the error of a failed callback of pass `name`.
-void CheckCallback(TsStatus status, const std::string& kind, const std::string& name) {
-  if (status != TS_OK) ThrowCallbackError(status, kind + " pass '" + name + "'");
-}
-
 /// The PassInfo of a Create call's arguments.
 PassInfo InfoOf(const char* name, int opt_level, const char* const* required, size_t num_required) {
   return PassInfo{name, opt_level, NamesFromC(required, num_required, "required")};
@@ -50,15 +37,12 @@ TsStatus TsModulePassCreate(const char* name, int opt_level, const char* const* 
     std::string pass_name = name;
     auto body = [callback, data, pass_name](IRModule mod, const PassContext& ctx) {
       TsPassContext_ lent{ctx};
-      Owned<TsModule> result;
-      CheckCallback(callback(Lend<TsModule>(mod.get()), &lent, &result.handle, data->data()),
-                    "module", pass_name);
-      if (!result.handle)
-        TS_THROW(kValue) << "module pass '" << pass_name << "' returned no module";
-      const tessera::Object* object = reinterpret_cast<const tessera::Object*>(result.handle);
-      if (!tessera::IsInstance<tessera::IRModuleNode>(object))
-        TS_THROW(kType) << "module pass '" << pass_name << "' must return a module";
-      return BorrowModule(result.handle);
+      TsModule result = nullptr;
+      TsStatus status = callback(Lend<TsModule>(mod.get()), &lent, &result, data->data());
+      std::string where = "module pass '" + pass_name + "'";
+      auto adopted = AdoptResult<tessera::IRModuleNode>(status, result, "a module", where);
+      if (!adopted) TS_THROW(kValue) << where << " returned no module";
+      return IRModule(adopted);
     };
     *out = new TsPass_{tessera::CreateModulePass(std::move(body),
                                                  InfoOf(name, opt_level, required, num_required))};
@@ -78,16 +62,14 @@ TsStatus TsFunctionPassCreate(const char* name, int opt_level, const char* const
     auto body = [callback, data, pass_name](Function func, const IRModule& mod,
                                             const PassContext& ctx) -> Function {
       TsPassContext_ lent{ctx};
-      Owned<TsExpr> result;
-      CheckCallback(callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
-                             &result.handle, data->data()),
-                    "function", pass_name);
-      if (!result.handle)
-        TS_THROW(kValue) << "function pass '" << pass_name << "' returned no function";
-      const tessera::Object* object = reinterpret_cast<const tessera::Object*>(result.handle);
-      if (!tessera::IsInstance<tessera::FunctionNode>(object))
-        TS_THROW(kType) << "function pass '" << pass_name << "' must return a graph function";
-      return Borrow<tessera::FunctionNode>(result.handle, "a graph function");
+      TsExpr result = nullptr;
+      TsStatus status = callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
+                                 &result, data->data());
+      std::string where = "function pass '" + pass_name + "'";
+      Function adopted =
+          AdoptResult<tessera::FunctionNode>(status, result, "a graph function", where);
+      if (!adopted.defined()) TS_THROW(kValue) << where << " returned no function";
+      return adopted;
     };
     *out = new TsPass_{tessera::CreateFunctionPass(
         std::move(body), InfoOf(name, opt_level, required, num_required), include_all != 0)};
@@ -107,15 +89,11 @@ TsStatus TsPrimFuncPassCreate(const char* name, int opt_level, const char* const
     auto body = [callback, data, pass_name](tessera::tir::PrimFunc func, const IRModule& mod,
                                             const PassContext& ctx) -> tessera::tir::PrimFunc {
       TsPassContext_ lent{ctx};
-      Owned<TsExpr> result;
-      CheckCallback(callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
-                             &result.handle, data->data()),
-                    "prim_func", pass_name);
-      if (!result.handle) return tessera::tir::PrimFunc();
-      const tessera::Object* object = reinterpret_cast<const tessera::Object*>(result.handle);
-      if (!tessera::IsInstance<tessera::tir::PrimFuncNode>(object))
-        TS_THROW(kType) << "prim_func pass '" << pass_name << "' must return a PrimFunc or NULL";
-      return Borrow<tessera::tir::PrimFuncNode>(result.handle, "a PrimFunc");
+      TsExpr result = nullptr;
+      TsStatus status = callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
+                                 &result, data->data());
+      return tessera::tir::PrimFunc(AdoptResult<tessera::tir::PrimFuncNode>(
+          status, result, "a PrimFunc or NULL", "prim_func pass '" + pass_name + "'"));
     };
     *out = new TsPass_{tessera::CreatePrimFuncPass(
         std::move(body), InfoOf(name, opt_level, required, num_required))};

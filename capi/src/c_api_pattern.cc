@@ -23,17 +23,6 @@ DFPattern BorrowPattern(TsPattern handle, const char* what) {
   return DFPattern(Ref<const DFPatternNode>(node));
 }
 
-Expr AdoptExpr(TsExpr handle, const std::string& where) {
-  const Object* object = reinterpret_cast<const Object*>(handle);
-  if (!IsInstance<ExprNode>(object)) {
-    Drop(handle);
-    TS_THROW(kType) << where << " must return an expression, got another kind of node";
-  }
-  Expr expr(static_cast<const ExprNode*>(object));
-  Drop(handle);
-  return expr;
-}
-
 Function BorrowFunction(TsExpr handle, const char* what) {
   if (!handle) TS_THROW(kValue) << what << " must not be NULL";
   const Object* object = reinterpret_cast<const Object*>(handle);
@@ -88,11 +77,8 @@ DFPatternCallback CallbackFromC(const TsPatternCallback& c, size_t index, bool o
     TsExpr out = nullptr;
     TsStatus status =
         fn(Lend<TsExpr>(pre.get()), Lend<TsExpr>(post.get()), &bindings, &out, data->data());
-    if (status != TS_OK) {
-      Drop(out);
-      ThrowCallbackError(status, where);
-    }
-    return out ? AdoptExpr(out, where) : post;
+    Expr result = AdoptResult<ExprNode>(status, out, "an expression", where);
+    return result.defined() ? result : post;
   };
   return cb;
 }

@@ -1,6 +1,6 @@
 // Internals of the pattern C API shared by its sources (and usable by other concepts that
 // take patterns, tables or predicates from C, e.g. Collage): the table and bindings
-// structs, pattern and function handles, expressions callbacks return and C predicates.
+// structs, pattern and function handles and C predicates.
 #pragma once
 
 #include <memory>
@@ -29,10 +29,6 @@ DFPattern BorrowPattern(TsPattern handle, const char* what);
 inline TsPattern GivePattern(const DFPattern& pattern) {
   return Give<TsPattern>(Ref<const DFPatternNode>(pattern.get()));
 }
-
-/// Takes over the reference a callback returned in `handle` (an expression); releases it
-/// and throws a type error naming `where` for another kind of node.
-Expr AdoptExpr(TsExpr handle, const std::string& where);
 
 /// The function behind a borrowed handle; a type error naming `what` for anything else
 /// and a value error for NULL.
