@@ -1,5 +1,5 @@
-/* What the C test programs share (runtime C API only): a CHECK that counts, and a growing
- * text buffer for the library's string callbacks. */
+/* What the C test programs share (runtime C API only): a CHECK that counts, a growing text
+ * buffer for the library's string callbacks, string and error checks. */
 #ifndef TESSERA_TESTS_C_TEST_UTIL_H_
 #define TESSERA_TESTS_C_TEST_UTIL_H_
 
@@ -10,6 +10,9 @@
 #include "tessera/c_runtime_api.h"
 
 static int passed = 0, failed = 0;
+
+/* The dtype of most test tensors. */
+static const TsDType kF32 = {2, 32, 1};
 
 /* Counts a check; a failure prints where, what and the library's last error. */
 #define CHECK(COND)                                                                            \
@@ -36,6 +39,28 @@ static void append_growing(const char* data, size_t length, void* user) {
   memcpy(b->text + b->length, data, length);
   b->length += length;
   b->text[b->length] = '\0';
+}
+
+/* 1 when the borrowed string `ref` is `text`. */
+static inline int ref_is(TsStringRef ref, const char* text) {
+  return ref.length == strlen(text) && (ref.length == 0 || memcmp(ref.data, text, ref.length) == 0);
+}
+
+/* What a failing callback does: sets the last error to `message` and returns `status`. */
+static inline TsStatus fail_with(TsStatus status, const char* message) {
+  TsSetLastError(message);
+  return status;
+}
+
+/* 1 when the library's last error message contains `text`. */
+static inline int error_has(const char* text) {
+  return strstr(TsGetLastError(), text) != NULL;
+}
+
+/* Prints the counts; main's exit status (1 when a check failed). */
+static inline int check_summary(void) {
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
 }
 
 #endif /* TESSERA_TESTS_C_TEST_UTIL_H_ */

@@ -1,16 +1,9 @@
-/* What the IR C tests share: small builders and checks over the IR C API. */
+/* What the compiler's C tests share: small builders and checks over the IR C API. */
 #ifndef TESSERA_TESTS_C_IR_TEST_UTIL_H_
 #define TESSERA_TESTS_C_IR_TEST_UTIL_H_
 
 #include "c_test_util.h"
 #include "tessera/c_api.h"
-
-static const TsDType kF32 = {2, 32, 1};
-
-/* 1 when the borrowed string `r` is `s`. */
-static inline int ref_is(TsStringRef r, const char* s) {
-  return r.length == strlen(s) && memcmp(r.data, s, r.length) == 0;
-}
 
 static inline TsStringRef S(const char* s) {
   return TsStringRefFromC(s);
@@ -75,6 +68,14 @@ static inline int checked_shape(TsExpr expr, const int64_t* shape, size_t ndim) 
            TsTensorTypeGetDType(type, &dtype) == TS_OK && dtype.code == 2 && dtype.bits == 32;
   TsTypeDestroy(type);
   return ok;
+}
+
+/* 1 when the module's text contains `needle`. */
+static inline int module_has(TsModule mod, const char* needle) {
+  GrowingBuffer text = {NULL, 0};
+  int has = TsModulePrint(mod, append_growing, &text) == TS_OK && strstr(text.text, needle);
+  free(text.text);
+  return has;
 }
 
 #endif /* TESSERA_TESTS_C_IR_TEST_UTIL_H_ */

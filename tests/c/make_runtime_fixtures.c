@@ -25,13 +25,7 @@ int main(int argc, char** argv) {
   CHECK(TsModuleParse(kFixtureModel, (size_t)-1, &mod) == TS_OK);
   float* buffers[kFixtureInputs];
   TsNDArray inputs[kFixtureInputs];
-  for (int k = 0; k < kFixtureInputs; ++k) {
-    buffers[k] = (float*)malloc(sizeof(float) * (size_t)FixtureNumel(k));
-    FixtureFill(k, buffers[k], FixtureNumel(k));
-    TsDType f32 = {2, 32, 1};
-    CHECK(TsNDArrayFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], f32, &inputs[k]) ==
-          TS_OK);
-  }
+  FixtureInputs(buffers, inputs);
   for (int a = 2; a < argc; ++a) {
     const char* target_text = TargetOf(argv[a]);
     if (!target_text) {

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "c_test_util.h"
+
 static const char* kFixtureModel =
     "def @main(%x: Tensor[(2, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32],\n"
     "          %d: Tensor[(10, 256), float32], %b: Tensor[(10), float32]) {\n"
@@ -32,6 +34,17 @@ static int64_t FixtureNumel(int k) {
   int64_t n = 1;
   for (int32_t d = 0; d < kFixtureRanks[k]; ++d) n *= kFixtureShapes[k][d];
   return n;
+}
+
+/* The inputs as tensors over `buffers`, which this allocates and fills (free them after
+ * destroying the tensors). */
+static void FixtureInputs(float* buffers[kFixtureInputs], TsNDArray inputs[kFixtureInputs]) {
+  for (int k = 0; k < kFixtureInputs; ++k) {
+    buffers[k] = (float*)malloc(sizeof(float) * (size_t)FixtureNumel(k));
+    FixtureFill(k, buffers[k], FixtureNumel(k));
+    CHECK(TsNDArrayFromBuffer(buffers[k], kFixtureShapes[k], kFixtureRanks[k], kF32, &inputs[k]) ==
+          TS_OK);
+  }
 }
 
 #endif /* TESSERA_TESTS_C_RUNTIME_FIXTURE_H_ */

@@ -13,14 +13,13 @@ static const char* kModel =
     "}\n";
 
 int main(void) {
-  static const TsDType f32 = {2, 32, 1};
   float x[64], w[128];
   for (int i = 0; i < 64; ++i) x[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
   for (int i = 0; i < 128; ++i) w[i] = (float)((i * 5) % 11) / 11.0f - 0.5f;
   int64_t xs[2] = {4, 16}, ws[2] = {8, 16};
   TsNDArray inputs[2] = {NULL, NULL};
-  CHECK(TsNDArrayFromBuffer(x, xs, 2, f32, &inputs[0]) == TS_OK);
-  CHECK(TsNDArrayFromBuffer(w, ws, 2, f32, &inputs[1]) == TS_OK);
+  CHECK(TsNDArrayFromBuffer(x, xs, 2, kF32, &inputs[0]) == TS_OK);
+  CHECK(TsNDArrayFromBuffer(w, ws, 2, kF32, &inputs[1]) == TS_OK);
   const char* names[2] = {"x", "w"};
 
   TsModule mod = NULL;
@@ -83,6 +82,5 @@ int main(void) {
   TsNDArrayDestroy(inputs[0]);
   TsNDArrayDestroy(inputs[1]);
   TsModuleDestroy(mod);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return check_summary();
 }

@@ -13,15 +13,11 @@ static const char* kModel =
     "  nn.softmax(%2)\n"
     "}\n";
 
-static int ref_eq(TsStringRef ref, const char* text) {
-  return ref.data && ref.length == strlen(text) && memcmp(ref.data, text, ref.length) == 0;
-}
-
 /* The graph index of the node labelled `label` (the first), or -1. */
 static long find_label(TsDataflowGraph graph, const char* label) {
   for (size_t i = 0; i < TsDataflowGraphGetNumNodes(graph); ++i) {
     TsStringRef ref = {NULL, 0};
-    if (TsDataflowGraphGetNodeLabel(graph, i, &ref) == TS_OK && ref_eq(ref, label)) return (long)i;
+    if (TsDataflowGraphGetNodeLabel(graph, i, &ref) == TS_OK && ref_is(ref, label)) return (long)i;
   }
   return -1;
 }
@@ -31,17 +27,11 @@ typedef struct {
   int calls, fail, destroyed;
 } PredicateState;
 
-static void append_to(const char* data, size_t length, void* user);
-
 static TsStatus accept_add(TsExpr call, int* result, void* user) {
   PredicateState* s = (PredicateState*)user;
   ++s->calls;
-  if (s->fail) {
-    TsSetLastError("the predicate refuses");
-    return TS_ERROR_VALUE;
-  }
-  TsExpr e = call;
-  (void)e;
+  if (s->fail) return fail_with(TS_ERROR_VALUE, "the predicate refuses");
+  (void)call;
   *result = (s->calls == 2); /* post-DFS order: dense, add, relu, softmax */
   return TS_OK;
 }
@@ -50,14 +40,10 @@ static void destroy_state(void* user) {
   ((PredicateState*)user)->destroyed++;
 }
 
-static void append_to(const char* data, size_t length, void* user) {
-  append_growing(data, length, user);
-}
-
 /* The printed text of a rule (NUL-terminated, to free). */
 static char* rule_text(TsPartitionRule rule) {
   GrowingBuffer b = {NULL, 0};
-  CHECK(TsPartitionRulePrint(rule, append_to, &b) == TS_OK);
+  CHECK(TsPartitionRulePrint(rule, append_growing, &b) == TS_OK);
   return b.text;
 }
 
@@ -81,8 +67,8 @@ int main(void) {
   long relu = find_label(graph, "nn.relu"), softmax = find_label(graph, "nn.softmax");
   CHECK(dense >= 0 && add > dense && relu > add && softmax > relu);
   TsStringRef label = {NULL, 0};
-  CHECK(TsDataflowGraphGetNodeLabel(graph, 0, &label) == TS_OK && ref_eq(label, "var"));
-  CHECK(TsDataflowGraphGetNodeLabel(graph, num_nodes - 1, &label) == TS_OK && ref_eq(label, "fn"));
+  CHECK(TsDataflowGraphGetNodeLabel(graph, 0, &label) == TS_OK && ref_is(label, "var"));
+  CHECK(TsDataflowGraphGetNodeLabel(graph, num_nodes - 1, &label) == TS_OK && ref_is(label, "fn"));
   CHECK(TsDataflowGraphGetNodeLabel(graph, num_nodes, &label) == TS_ERROR_VALUE);
   TsExpr node = NULL;
   CHECK(TsDataflowGraphGetNode(graph, (size_t)relu, &node) == TS_OK && node != NULL);
@@ -91,7 +77,7 @@ int main(void) {
   /* op_call_by_kind: a singleton per call of kind <= out_elemwise_fusable. */
   TsPartitionRule by_kind = NULL;
   CHECK(TsPartitionRuleOpCallByKindCreate("op_call_by_kind", &by_kind) == TS_OK);
-  CHECK(ref_eq(TsPartitionRuleGetName(by_kind), "op_call_by_kind"));
+  CHECK(ref_is(TsPartitionRuleGetName(by_kind), "op_call_by_kind"));
   TsCandidateList list = NULL;
   CHECK(TsPartitionRuleGetCandidates(by_kind, graph, NULL, NULL, NULL, &list) == TS_OK);
   size_t n = TsCandidateListGetNumCandidates(list);
@@ -99,7 +85,7 @@ int main(void) {
   CHECK(TsCandidateListGetNumSpecs(list) == 1);
   size_t first = 9, count = 9;
   TsStringRef spec = {NULL, 0};
-  CHECK(TsCandidateListGetSpec(list, 0, &spec, &first, &count) == TS_OK && ref_eq(spec, "spec") &&
+  CHECK(TsCandidateListGetSpec(list, 0, &spec, &first, &count) == TS_OK && ref_is(spec, "spec") &&
         first == 0 && count == 3);
   CHECK(TsCandidateListGetSpec(list, 1, &spec, NULL, NULL) == TS_ERROR_VALUE);
   TsCandidateListDestroy(list);
@@ -112,7 +98,7 @@ int main(void) {
   CHECK(TsCombinerRuleTupleArgCreate("tuple_arg", &combiners[1]) == TS_OK);
   CHECK(TsCombinerRuleTupleProjCreate("tuple_proj", &combiners[2]) == TS_OK);
   GrowingBuffer ctext = {NULL, 0};
-  CHECK(TsCombinerRulePrint(combiners[0], append_to, &ctext) == TS_OK);
+  CHECK(TsCombinerRulePrint(combiners[0], append_growing, &ctext) == TS_OK);
   CHECK(ctext.text && strcmp(ctext.text, "AllSimple(A->B, B->R, I->I)") == 0);
   free(ctext.text);
   TsPartitionRule combine = NULL, valid = NULL;
@@ -135,12 +121,12 @@ int main(void) {
     TsSubGraph sub = NULL;
     CHECK(TsCandidateListGetCandidate(list, i, &c) == TS_OK);
     CHECK(TsCandidateGetSubGraph(c, &sub) == TS_OK);
-    CHECK(ref_eq(TsCandidateGetSpecName(c), "native"));
+    CHECK(ref_is(TsCandidateGetSpecName(c), "native"));
     if (mask_of(sub, TS_SUB_GRAPH_INSIDE) == fused) {
       found_fused = 1;
-      CHECK(ref_eq(TsSubGraphGetLabel(sub), "nn.dense+add+nn.relu"));
-      CHECK(ref_eq(TsSubGraphGetKind(sub), "out_elemwise_fusable"));
-      CHECK(ref_eq(TsCandidateGetRuleName(c), "native.valid.combine.op_call_by_kind"));
+      CHECK(ref_is(TsSubGraphGetLabel(sub), "nn.dense+add+nn.relu"));
+      CHECK(ref_is(TsSubGraphGetKind(sub), "out_elemwise_fusable"));
+      CHECK(ref_is(TsCandidateGetRuleName(c), "native.valid.combine.op_call_by_kind"));
       CHECK(TsSubGraphGetDepth(sub) == 3);
       CHECK(mask_of(sub, TS_SUB_GRAPH_EXITS) == 1UL << relu);
       CHECK(mask_of(sub, TS_SUB_GRAPH_ENTRIES) == ((1UL << dense) | (1UL << add)));
@@ -188,7 +174,7 @@ int main(void) {
   TsCandidateListDestroy(list);
   state.fail = 1;
   CHECK(TsPartitionRuleGetCandidates(by_fn, graph, NULL, NULL, NULL, &list) == TS_ERROR_VALUE);
-  CHECK(strstr(TsGetLastError(), "the predicate refuses") != NULL);
+  CHECK(error_has("the predicate refuses"));
   CHECK(TsPartitionRuleCompositeCreate("ext.relu", by_name, &composite) == TS_OK);
   CHECK(TsPartitionRulePrimitiveCreate("prim", composite, &primitive) == TS_OK);
   TsPartitionRuleDestroy(composite); /* the tree keeps its sub-rules */
@@ -242,9 +228,9 @@ int main(void) {
   TsCandidateListDestroy(list);
   CHECK(TsCollageTargetCandidates(graph, &native, 1, 4, 1, &list) == TS_OK);
   CHECK(TsCandidateListGetNumSpecs(list) == 2);
-  CHECK(TsCandidateListGetSpec(list, 0, &spec, &first, &count) == TS_OK && ref_eq(spec, "native") &&
+  CHECK(TsCandidateListGetSpec(list, 0, &spec, &first, &count) == TS_OK && ref_is(spec, "native") &&
         first == 0 && count == 6);
-  CHECK(TsCandidateListGetSpec(list, 1, &spec, &first, &count) == TS_OK && ref_eq(spec, "host") &&
+  CHECK(TsCandidateListGetSpec(list, 1, &spec, &first, &count) == TS_OK && ref_is(spec, "host") &&
         first == 6 && count == host_count);
   TsCandidateListDestroy(list);
 
@@ -254,7 +240,7 @@ int main(void) {
   TsModule rewritten = NULL;
   CHECK(TsDataflowGraphRewrite(graph, &part, 1, &rewritten) == TS_OK);
   GrowingBuffer text = {NULL, 0};
-  CHECK(TsModulePrint(rewritten, append_to, &text) == TS_OK);
+  CHECK(TsModulePrint(rewritten, append_growing, &text) == TS_OK);
   CHECK(text.text && strstr(text.text, "fn (") != NULL);
   free(text.text);
   TsModuleDestroy(rewritten);
@@ -272,7 +258,7 @@ int main(void) {
   CHECK(TsPassRun(pass, mod, NULL, &partitioned) == TS_OK);
   text.text = NULL;
   text.length = 0;
-  CHECK(TsModulePrint(partitioned, append_to, &text) == TS_OK);
+  CHECK(TsModulePrint(partitioned, append_growing, &text) == TS_OK);
   CHECK(text.text && strstr(text.text, "Compiler") && strstr(text.text, "Composite"));
   free(text.text);
   TsModuleDestroy(partitioned);
@@ -325,6 +311,5 @@ int main(void) {
   TsExprDestroy(node);
   TsDataflowGraphDestroy(graph);
   TsModuleDestroy(mod);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return check_summary();
 }

@@ -9,8 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "c_test_util.h"
-#include "tessera/c_api.h"
+#include "ir_test_util.h"
 
 static const char* kCnn =
     "def @main(%x: Tensor[(1, 2, 6, 6), float32], %w: Tensor[(4, 2, 3, 3), float32],\n"
@@ -33,18 +32,14 @@ static void count_destroy(void* user) {
   ++destroyed;
 }
 
-static int eq(TsStringRef s, const char* want) {
-  return s.length == strlen(want) && memcmp(s.data, want, s.length) == 0;
-}
-
 /* ---- The instrument: records the names of the passes it sees ------------------------- */
 
 typedef struct {
   char names[32][32];
   int num_names, enters, exits, afters, failed;
-  const char* skip;      /* should_run says 0 for this pass */
-  const char* fail_on;   /* run_before_pass fails for this pass */
-  int fail_enter;        /* enter_pass_context fails */
+  const char* skip;    /* should_run says 0 for this pass */
+  const char* fail_on; /* run_before_pass fails for this pass */
+  int fail_enter;      /* enter_pass_context fails */
 } Recorder;
 
 static void name_of(TsPassInfo info, char out[32]) {
@@ -55,10 +50,7 @@ static void name_of(TsPassInfo info, char out[32]) {
 }
 static TsStatus rec_enter(void* user) {
   Recorder* r = (Recorder*)user;
-  if (r->fail_enter) {
-    TsSetLastError("enter refused");
-    return TS_ERROR_UNSUPPORTED;
-  }
+  if (r->fail_enter) return fail_with(TS_ERROR_UNSUPPORTED, "enter refused");
   ++r->enters;
   return TS_OK;
 }
@@ -69,16 +61,14 @@ static TsStatus rec_exit(void* user) {
 static TsStatus rec_should_run(TsModule mod, TsPassInfo info, int* run, void* user) {
   Recorder* r = (Recorder*)user;
   (void)mod;
-  if (r->skip && eq(TsPassInfoGetName(info), r->skip)) *run = 0;
+  if (r->skip && ref_is(TsPassInfoGetName(info), r->skip)) *run = 0;
   return TS_OK;
 }
 static TsStatus rec_before(TsModule mod, TsPassInfo info, void* user) {
   Recorder* r = (Recorder*)user;
   if (!mod) return TS_ERROR_INTERNAL;
-  if (r->fail_on && eq(TsPassInfoGetName(info), r->fail_on)) {
-    TsSetLastError("instrument says no");
-    return TS_ERROR_VALUE;
-  }
+  if (r->fail_on && ref_is(TsPassInfoGetName(info), r->fail_on))
+    return fail_with(TS_ERROR_VALUE, "instrument says no");
   if (r->num_names < 32) name_of(info, r->names[r->num_names++]);
   return TS_OK;
 }
@@ -121,10 +111,7 @@ typedef struct {
 static TsStatus strength_reduce(TsModule mod, TsPassContext ctx, TsModule* out, void* user) {
   PassState* s = (PassState*)user;
   ++s->calls;
-  if (s->fail != TS_OK) {
-    TsSetLastError("no luck today");
-    return s->fail;
-  }
+  if (s->fail != TS_OK) return fail_with(s->fail, "no luck today");
   GrowingBuffer config = {NULL, 0};
   if (TsPassContextGetConfig(ctx, "testing.immutable_module", append_growing, &config) == TS_OK)
     s->saw_config = config.text && strcmp(config.text, "true") == 0;
@@ -185,8 +172,6 @@ static TsStatus drop_prim_funcs(TsExpr func, TsModule mod, TsPassContext ctx, Ts
 
 /* ---- Running the CNN ----------------------------------------------------------------- */
 
-static const TsDType kF32 = {2, 32, 1};
-
 /* Runs @main of `mod` on fixed inputs; writes the (1, 4, 3, 3) output into `out`. */
 static int run_cnn(TsModule mod, float out[36]) {
   static float x[72], w[72], b[4] = {0.1f, -0.2f, 0.3f, -0.4f};
@@ -213,13 +198,6 @@ static int run_cnn(TsModule mod, float out[36]) {
   }
   for (int i = 0; i < 3; ++i) TsNDArrayDestroy(in[i]);
   return ok;
-}
-
-static int module_has(TsModule mod, const char* needle) {
-  GrowingBuffer text = {NULL, 0};
-  int has = TsModulePrint(mod, append_growing, &text) == TS_OK && strstr(text.text, needle);
-  free(text.text);
-  return has;
 }
 
 /* ---- Tests ------------------------------------------------------------------------------- */
@@ -253,24 +231,28 @@ static void test_custom_passes_in_sequential(void) {
   TsPassDestroy(child);
   GrowingBuffer printed = {NULL, 0}, described = {NULL, 0};
   CHECK(TsPassPrint(seq, append_growing, &printed) == TS_OK);
-  CHECK(printed.text && strcmp(printed.text, "Sequential{name=cnn}(InferType,StrengthReduce,"
-                                             "FoldConstant,CountFunctions,DropPrimFuncs)") == 0);
+  CHECK(printed.text && strcmp(printed.text,
+                               "Sequential{name=cnn}(InferType,StrengthReduce,"
+                               "FoldConstant,CountFunctions,DropPrimFuncs)") == 0);
   CHECK(TsPassDescribe(passes[3], append_growing, &described) == TS_OK);
   CHECK(described.text &&
-        strcmp(described.text, "Run Function pass: CountFunctions at the optimization level 2") == 0);
+        strcmp(described.text, "Run Function pass: CountFunctions at the optimization level 2") ==
+            0);
   free(printed.text);
   free(described.text);
   TsPassInfo info = NULL;
   TsStringRef req = {NULL, 0};
   CHECK(TsPassGetInfo(passes[1], &info) == TS_OK);
-  CHECK(eq(TsPassInfoGetName(info), "StrengthReduce") && TsPassInfoGetOptLevel(info) == 1);
+  CHECK(ref_is(TsPassInfoGetName(info), "StrengthReduce") && TsPassInfoGetOptLevel(info) == 1);
   CHECK(TsPassInfoGetNumRequired(info) == 1 && TsPassInfoGetRequired(info, 0, &req) == TS_OK &&
-        eq(req, "InferType"));
+        ref_is(req, "InferType"));
   CHECK(TsPassInfoGetRequired(info, 1, &req) == TS_ERROR_VALUE);
   GrowingBuffer info_text = {NULL, 0};
   CHECK(TsPassInfoPrint(info, append_growing, &info_text) == TS_OK);
-  CHECK(info_text.text && strcmp(info_text.text, "The meta data of the pass - pass name: "
-                                 "StrengthReduce, opt_level: 1, required passes: [InferType]") == 0);
+  CHECK(info_text.text &&
+        strcmp(info_text.text,
+               "The meta data of the pass - pass name: "
+               "StrengthReduce, opt_level: 1, required passes: [InferType]") == 0);
   free(info_text.text);
 
   /* Run under a context configured from C, with the recording instrument. */
@@ -284,8 +266,8 @@ static void test_custom_passes_in_sequential(void) {
   int enabled = 0;
   CHECK(TsPassContextPassEnabled(ctx, info, &enabled) == TS_OK && enabled == 1);
   CHECK(TsPassRun(seq, mod, ctx, &result) == TS_OK);
-  const char* want[] = {"cnn", "InferType", "InferType", "StrengthReduce", "FoldConstant",
-                        "CountFunctions", "DropPrimFuncs"};
+  const char* want[] = {"cnn",          "InferType",      "InferType",    "StrengthReduce",
+                        "FoldConstant", "CountFunctions", "DropPrimFuncs"};
   CHECK(saw(&rec, want, 7));
   CHECK(rec.enters == 1 && rec.exits == 1 && rec.afters == 7 && rec.failed == 0);
   CHECK(reduce.calls == 1 && reduce.saw_config && reduce.saw_current);
@@ -309,11 +291,11 @@ static void test_custom_passes_in_sequential(void) {
   rec.num_names = 0;
   rec.skip = "FoldConstant";
   CHECK(TsPassRun(seq, mod, ctx, &again) == TS_OK);
-  const char* skipped[] = {"cnn", "InferType", "InferType", "StrengthReduce", "CountFunctions",
-                           "DropPrimFuncs"};
+  const char* skipped[] = {
+      "cnn", "InferType", "InferType", "StrengthReduce", "CountFunctions", "DropPrimFuncs"};
   CHECK(saw(&rec, skipped, 6));
   TsModuleDestroy(again);
-  const char* required[] = {"FoldConstant"}, *disabled[] = {"CountFunctions", "DropPrimFuncs"};
+  const char *required[] = {"FoldConstant"}, *disabled[] = {"CountFunctions", "DropPrimFuncs"};
   TsPassContext ctx2 = NULL;
   CHECK(TsPassContextCreateWithInstruments(0, required, 1, disabled, 2, NULL, &inst, 1, &ctx2) ==
         TS_OK);
@@ -330,22 +312,22 @@ static void test_custom_passes_in_sequential(void) {
   reduce.fail = TS_ERROR_UNSUPPORTED;
   rec.skip = NULL;
   CHECK(TsPassRun(seq, mod, ctx, &again) == TS_ERROR_UNSUPPORTED);
-  CHECK(strstr(TsGetLastError(), "no luck today") && strstr(TsGetLastError(), "StrengthReduce"));
+  CHECK(error_has("no luck today") && error_has("StrengthReduce"));
   CHECK(rec.failed == 2); /* the pass and the Sequential around it */
   reduce.fail = TS_OK;
   /* A function pass returning nothing, or not a function. */
   count.fail = TS_ERROR_VALUE;
   CHECK(TsPassRun(passes[3], mod, NULL, &again) == TS_ERROR_VALUE);
-  CHECK(strstr(TsGetLastError(), "CountFunctions") != NULL);
+  CHECK(error_has("CountFunctions"));
   CHECK(stashed_prim_func != NULL);
   count.fail = TS_ERROR_TYPE;
   CHECK(TsPassRun(passes[3], mod, NULL, &again) == TS_ERROR_TYPE);
-  CHECK(strstr(TsGetLastError(), "graph function") != NULL);
+  CHECK(error_has("graph function"));
   count.fail = TS_OK;
   /* An instrument hook failing. */
   rec.fail_on = "FoldConstant";
   CHECK(TsPassRun(seq, mod, ctx, &again) == TS_ERROR_VALUE);
-  CHECK(strstr(TsGetLastError(), "instrument says no") && strstr(TsGetLastError(), "Recorder"));
+  CHECK(error_has("instrument says no") && error_has("Recorder"));
   rec.fail_on = NULL;
 
   TsPassInfoDestroy(info);
@@ -364,14 +346,14 @@ static void test_contexts_and_config(void) {
   TsPassContext current = NULL, ctx = NULL, other = NULL;
   CHECK(TsPassContextGetCurrent(&current) == TS_OK);
   CHECK(TsPassContextGetOptLevel(current) == 2 && TsPassContextGetNumInstruments(current) == 0);
-  const char* required[] = {"A"}, *disabled[] = {"B", "C"};
+  const char *required[] = {"A"}, *disabled[] = {"B", "C"};
   CHECK(TsPassContextCreate(3, required, 1, disabled, 2, "{\"collage.measure_repeat\": 7}", &ctx) ==
         TS_OK);
   TsStringRef name = {NULL, 0};
   CHECK(TsPassContextGetOptLevel(ctx) == 3 && TsPassContextGetNumRequiredPasses(ctx) == 1);
-  CHECK(TsPassContextGetRequiredPass(ctx, 0, &name) == TS_OK && eq(name, "A"));
+  CHECK(TsPassContextGetRequiredPass(ctx, 0, &name) == TS_OK && ref_is(name, "A"));
   CHECK(TsPassContextGetNumDisabledPasses(ctx) == 2);
-  CHECK(TsPassContextGetDisabledPass(ctx, 1, &name) == TS_OK && eq(name, "C"));
+  CHECK(TsPassContextGetDisabledPass(ctx, 1, &name) == TS_OK && ref_is(name, "C"));
   CHECK(TsPassContextGetDisabledPass(ctx, 2, &name) == TS_ERROR_VALUE);
 
   /* Config: set from C, read back (set values and defaults), and bad keys and values. */
@@ -385,16 +367,17 @@ static void test_contexts_and_config(void) {
   CHECK(v.text && strcmp(v.text, "\"dp\"") == 0); /* the default */
   v.length = 0;
   CHECK(TsPassContextGetConfigs(ctx, append_growing, &v) == TS_OK);
-  CHECK(v.text && strcmp(v.text, "{\"collage.byoc_fusion_style\":[\"dnnl.NoFusion\"],"
-                                 "\"collage.launch_penalty_us\":3.0,"
-                                 "\"collage.measure_repeat\":7}") == 0);
+  CHECK(v.text && strcmp(v.text,
+                         "{\"collage.byoc_fusion_style\":[\"dnnl.NoFusion\"],"
+                         "\"collage.launch_penalty_us\":3.0,"
+                         "\"collage.measure_repeat\":7}") == 0);
   free(v.text);
   CHECK(TsPassContextSetConfig(ctx, "no.such.key", "1") == TS_ERROR_NOT_FOUND);
-  CHECK(strstr(TsGetLastError(), "no.such.key") && strstr(TsGetLastError(), "collage.enable"));
+  CHECK(error_has("no.such.key") && error_has("collage.enable"));
   CHECK(TsPassContextSetConfig(ctx, "collage.enable", "5") == TS_ERROR_TYPE);
-  CHECK(strstr(TsGetLastError(), "expects a bool value, got int") != NULL);
+  CHECK(error_has("expects a bool value, got int"));
   CHECK(TsPassContextSetConfig(ctx, "collage.measure_repeat", "0") == TS_ERROR_VALUE);
-  CHECK(strstr(TsGetLastError(), ">= 1") != NULL);
+  CHECK(error_has(">= 1"));
   CHECK(TsPassContextSetConfig(ctx, "collage.enable", "null") == TS_ERROR_VALUE);
   CHECK(TsPassContextSetConfig(ctx, "collage.enable", "{\"a\": 1}") == TS_ERROR_TYPE);
   CHECK(TsPassContextSetConfig(ctx, "collage.enable", "tru") == TS_ERROR_PARSE);
@@ -410,7 +393,8 @@ static void test_contexts_and_config(void) {
   CHECK(TsPassContextEnter(ctx) == TS_OK);
   TsPassContext inside = NULL;
   CHECK(TsPassContextGetCurrent(&inside) == TS_OK && TsPassContextEqual(inside, ctx));
-  CHECK(TsPassContextHash(inside) == TsPassContextHash(ctx) && !TsPassContextEqual(inside, current));
+  CHECK(TsPassContextHash(inside) == TsPassContextHash(ctx) &&
+        !TsPassContextEqual(inside, current));
   CHECK(TsPassContextCreate(1, NULL, 0, NULL, 0, NULL, &other) == TS_OK);
   CHECK(TsPassContextExit(other) == TS_ERROR_VALUE); /* not the innermost */
   CHECK(TsPassContextExit(ctx) == TS_OK);
@@ -427,12 +411,12 @@ static void test_contexts_and_config(void) {
   CHECK(TsPassContextOverrideInstruments(other, &ia, 1) == TS_OK && a.enters == 1);
   CHECK(TsPassContextGetNumInstruments(other) == 1);
   CHECK(TsPassContextGetInstrument(other, 0, &got) == TS_OK && TsPassInstrumentEqual(got, ia));
-  CHECK(TsPassInstrumentGetUserData(got) == &a && eq(TsPassInstrumentGetName(got), "Recorder"));
+  CHECK(TsPassInstrumentGetUserData(got) == &a && ref_is(TsPassInstrumentGetName(got), "Recorder"));
   CHECK(TsPassContextGetInstrument(other, 1, &got) == TS_ERROR_VALUE);
   CHECK(TsPassContextOverrideInstruments(other, &ib, 1) == TS_OK && a.exits == 1 && b.enters == 1);
   b.fail_enter = 1;
   CHECK(TsPassContextEnter(other) == TS_ERROR_UNSUPPORTED);
-  CHECK(strstr(TsGetLastError(), "enter refused") && strstr(TsGetLastError(), "Recorder"));
+  CHECK(error_has("enter refused") && error_has("Recorder"));
   CHECK(TsPassContextGetNumInstruments(other) == 0); /* cleared */
   /* A module run with no context runs under the current one. */
   b.fail_enter = 0;
@@ -481,7 +465,7 @@ static void test_registry(void) {
   CHECK(text.text && strcmp(text.text, "FuseOps{max_depth=4}") == 0);
   free(text.text);
   CHECK(TsPassCreateFromRegistry("NoSuchPass", NULL, &bad) == TS_ERROR_NOT_FOUND);
-  CHECK(strstr(TsGetLastError(), "FoldConstant") != NULL); /* lists the registered passes */
+  CHECK(error_has("FoldConstant")); /* lists the registered passes */
   CHECK(TsPassCreateFromRegistry("FuseOps", "{\"depth\": 4}", &bad) == TS_ERROR_VALUE);
   CHECK(TsPassCreateFromRegistry("FuseOps", "[1]", &bad) == TS_ERROR_PARSE);
 
@@ -514,7 +498,7 @@ static void test_registry(void) {
   TsPass seq = NULL;
   CHECK(TsSequentialCreate(&fuse, 1, NULL, 0, req, 1, &seq) == TS_OK);
   TsPassInfo info = NULL;
-  CHECK(TsPassGetInfo(seq, &info) == TS_OK && eq(TsPassInfoGetName(info), "sequential"));
+  CHECK(TsPassGetInfo(seq, &info) == TS_OK && ref_is(TsPassInfoGetName(info), "sequential"));
   TsPassInfo kept = TsPassInfoRetain(info);
   TsPassInfoDestroy(info);
   CHECK(TsPassInfoGetNumRequired(kept) == 1);
@@ -604,6 +588,5 @@ int main(void) {
   /* Every pass and instrument made with a destroy callback released its user data
    * (4 in the first test, 2 instruments, 2 failed creations; not the registered factory). */
   CHECK(destroyed == 8);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return check_summary();
 }

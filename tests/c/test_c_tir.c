@@ -11,7 +11,6 @@
 #include "c_test_util.h"
 #include "tessera/c_api.h"
 
-static const TsDType kF32 = {2, 32, 1};
 static const TsDType kI32 = {0, 32, 1};
 
 /* ---- Handles built by the helpers, released at the end ------------------------------- */
@@ -117,10 +116,6 @@ static TsStmtKind stmt_kind(TsStmt s) {
   CHECK(TsStmtGetKind(s, &k) == TS_OK);
   return k;
 }
-static int name_is(TsStringRef name, const char* want) {
-  return name.length == strlen(want) && memcmp(name.data, want, name.length) == 0;
-}
-
 /* ---- The matmul: C[i, j] = sum_k A[i, k] * B[k, j] as a reduction block --------------- */
 
 static TsBuffer mm_a, mm_b, mm_c;
@@ -164,7 +159,7 @@ static void check_matmul_structure(TsExpr func) {
   TsStringRef name = {0};
   const int64_t* shape = NULL;
   TsDType dtype = {0};
-  CHECK(TsBufferGetName(a, &name) == TS_OK && name_is(name, "A"));
+  CHECK(TsBufferGetName(a, &name) == TS_OK && ref_is(name, "A"));
   CHECK(TsBufferGetShape(a, &shape, &n) == TS_OK && n == 2 && shape[0] == 2 && shape[1] == 3);
   CHECK(TsBufferGetDType(a, &dtype) == TS_OK && dtype.code == 2 && dtype.bits == 32);
 
@@ -176,11 +171,11 @@ static void check_matmul_structure(TsExpr func) {
   CHECK(TsStmtForGetLoopVar(outer, &lv) == TS_OK && E(lv) == mm_i);
   CHECK(TsStmtForGetMin(outer, &mn) == TS_OK && int_value(E(mn)) == 0);
   CHECK(TsStmtForGetExtent(outer, &ext) == TS_OK && int_value(E(ext)) == 2);
-  CHECK(TsPrimExprVarGetName(lv, &name) == TS_OK && name_is(name, "i"));
+  CHECK(TsPrimExprVarGetName(lv, &name) == TS_OK && ref_is(name, "i"));
   TsStmt block = for_body(for_body(for_body(outer)));
   CHECK(stmt_kind(block) == TS_STMT_BLOCK);
 
-  CHECK(TsStmtBlockGetName(block, &name) == TS_OK && name_is(name, "C"));
+  CHECK(TsStmtBlockGetName(block, &name) == TS_OK && ref_is(name, "C"));
   CHECK(TsStmtBlockGetNumIterVars(block, &n) == TS_OK && n == 3);
   TsIterVar iv = {0};
   CHECK(TsStmtBlockGetIterVar(block, 2, &iv) == TS_OK);
@@ -264,7 +259,7 @@ static void check_mix_structure(TsExpr func, TsStmt seq) {
   TsStmt body = NULL, branch = NULL, else_case = NULL, then_case = NULL, single = NULL;
   TsStringRef name = {0};
   CHECK(TsStmtAllocateGetBuffer(alloc, &t) == TS_OK && TsBufferGetName(B(t), &name) == TS_OK);
-  CHECK(name_is(name, "t"));
+  CHECK(ref_is(name, "t"));
   CHECK(TsStmtAllocateGetBody(alloc, &body) == TS_OK && S(body) == seq);
   size_t n = 0;
   CHECK(TsStmtSeqGetNumStmts(seq, &n) == TS_OK && n == 2);
@@ -292,7 +287,7 @@ static void check_mix_structure(TsExpr func, TsStmt seq) {
   CHECK(TsPrimExprFloatImmGetValue(part, &f) == TS_OK && f == 0.0);
   CHECK(TsPrimExprSelectGetTrueValue(value, &part) == TS_OK &&
         expr_kind(E(part)) == TS_PRIM_EXPR_INTRINSIC);
-  CHECK(TsPrimExprIntrinsicGetName(part, &name) == TS_OK && name_is(name, "exp"));
+  CHECK(TsPrimExprIntrinsicGetName(part, &name) == TS_OK && ref_is(name, "exp"));
   CHECK(TsPrimExprIntrinsicGetNumArgs(part, &n) == TS_OK && n == 1);
   CHECK(TsPrimExprIntrinsicGetArg(part, 0, &inner) == TS_OK &&
         expr_kind(E(inner)) == TS_PRIM_EXPR_BUFFER_LOAD);
@@ -425,10 +420,6 @@ static void check_with_body_and_script(TsExpr matmul) {
 
 /* ---- Bad input ---------------------------------------------------------------------------- */
 
-static int error_has(const char* text) {
-  return strstr(TsGetLastError(), text) != NULL;
-}
-
 static void check_errors(TsExpr matmul, TsStmt seq) {
   TsPrimExpr e = NULL, i = var("i");
   TsStmt s = NULL;
@@ -549,6 +540,5 @@ int main(void) {
   release_all();
   mm_a = mm_b = mm_c = NULL;
   mm_i = mm_vk = mm_k = NULL;
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return check_summary();
 }
