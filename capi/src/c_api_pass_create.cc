@@ -21,6 +21,23 @@ PassInfo InfoOf(const char* name, int opt_level, const char* const* required, si
   return PassInfo{name, opt_level, NamesFromC(required, num_required, "required")};
 }
 
+/// The body of a function or PrimFunc pass (`where`, for errors): calls C `callback` on each
+/// function F, whose node type is T, and takes the T it returns (`kind`); NULL is an error
+/// unless `null_removes` (then the function is removed).
+template <typename T, typename F>
+auto FunctionBody(TsFunctionPassCallback callback, UserDataPtr data, std::string where,
+                  const char* kind, bool null_removes) {
+  return [=](F func, const IRModule& mod, const PassContext& ctx) -> F {
+    TsPassContext_ lent{ctx};
+    TsExpr result = nullptr;
+    TsStatus status =
+        callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent, &result, data->data());
+    F adopted(AdoptResult<T>(status, result, kind, where));
+    if (!adopted.defined() && !null_removes) TS_THROW(kValue) << where << " returned no function";
+    return adopted;
+  };
+}
+
 }  // namespace
 
 extern "C" {
@@ -58,19 +75,8 @@ TsStatus TsFunctionPassCreate(const char* name, int opt_level, const char* const
   TS_REQUIRE(callback);
   TS_REQUIRE(out);
   return Guard([&] {
-    std::string pass_name = name;
-    auto body = [callback, data, pass_name](Function func, const IRModule& mod,
-                                            const PassContext& ctx) -> Function {
-      TsPassContext_ lent{ctx};
-      TsExpr result = nullptr;
-      TsStatus status = callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
-                                 &result, data->data());
-      std::string where = "function pass '" + pass_name + "'";
-      Function adopted =
-          AdoptResult<tessera::FunctionNode>(status, result, "a graph function", where);
-      if (!adopted.defined()) TS_THROW(kValue) << where << " returned no function";
-      return adopted;
-    };
+    auto body = FunctionBody<tessera::FunctionNode, Function>(
+        callback, data, std::string("function pass '") + name + "'", "a graph function", false);
     *out = new TsPass_{tessera::CreateFunctionPass(
         std::move(body), InfoOf(name, opt_level, required, num_required), include_all != 0)};
   });
@@ -85,16 +91,8 @@ TsStatus TsPrimFuncPassCreate(const char* name, int opt_level, const char* const
   TS_REQUIRE(callback);
   TS_REQUIRE(out);
   return Guard([&] {
-    std::string pass_name = name;
-    auto body = [callback, data, pass_name](tessera::tir::PrimFunc func, const IRModule& mod,
-                                            const PassContext& ctx) -> tessera::tir::PrimFunc {
-      TsPassContext_ lent{ctx};
-      TsExpr result = nullptr;
-      TsStatus status = callback(Lend<TsExpr>(func.get()), Lend<TsModule>(mod.get()), &lent,
-                                 &result, data->data());
-      return tessera::tir::PrimFunc(AdoptResult<tessera::tir::PrimFuncNode>(
-          status, result, "a PrimFunc or NULL", "prim_func pass '" + pass_name + "'"));
-    };
+    auto body = FunctionBody<tessera::tir::PrimFuncNode, tessera::tir::PrimFunc>(
+        callback, data, std::string("prim_func pass '") + name + "'", "a PrimFunc or NULL", true);
     *out = new TsPass_{tessera::CreatePrimFuncPass(
         std::move(body), InfoOf(name, opt_level, required, num_required))};
   });
