@@ -40,6 +40,51 @@ std::vector<Target> TargetsFromC(const TsTarget* targets, size_t num_targets, co
   return out;
 }
 
+AttrValue AttrFromJson(const std::string& what, const nlohmann::json& v) {
+  if (v.is_null()) return AttrValue();
+  if (v.is_boolean()) return AttrValue(v.get<bool>());
+  if (v.is_number_integer()) return AttrValue(v.get<int64_t>());
+  if (v.is_number_float()) return AttrValue(v.get<double>());
+  if (v.is_string()) return AttrValue(v.get<std::string>());
+  if (v.is_array()) {
+    std::vector<AttrValue> items;
+    for (const nlohmann::json& item : v) items.push_back(AttrFromJson(what, item));
+    return AttrValue(std::move(items));
+  }
+  TS_THROW(kType) << what << ": unsupported JSON value " << v.dump();
+}
+
+nlohmann::json JsonOf(const AttrValue& value) {
+  switch (value.kind()) {
+    case AttrValue::Kind::kNone:
+      return nullptr;
+    case AttrValue::Kind::kBool:
+      return value.AsBool();
+    case AttrValue::Kind::kInt:
+      return value.AsInt();
+    case AttrValue::Kind::kFloat:
+      return value.AsFloat();
+    case AttrValue::Kind::kString:
+      return value.AsString();
+    case AttrValue::Kind::kArray: {
+      nlohmann::json items = nlohmann::json::array();
+      for (const AttrValue& item : value.AsArray()) items.push_back(JsonOf(item));
+      return items;
+    }
+  }
+  return nullptr;
+}
+
+Attrs AttrsFromJsonText(const char* text, const std::string& what) {
+  Attrs out;
+  if (!text || !*text) return out;
+  nlohmann::json j = nlohmann::json::parse(text);
+  if (!j.is_object()) TS_THROW(kParse) << what << " must be a JSON object, got " << j.dump();
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out.Set(it.key(), AttrFromJson(what + " '" + it.key() + "'", it.value()));
+  return out;
+}
+
 ErrorKind KindOf(TsStatus status) {
   switch (status) {
     case TS_ERROR_PARSE:

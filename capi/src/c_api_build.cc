@@ -22,7 +22,7 @@ nlohmann::json OptionsJson(const std::vector<tessera::TargetAttrSpec>& attrs) {
   for (const tessera::TargetAttrSpec& a : attrs)
     options.push_back({{"name", a.name},
                        {"type", tessera::TargetAttrTypeName(a.type)},
-                       {"default", a.default_value.ToString()},
+                       {"default", JsonOf(a.default_value)},
                        {"description", a.description}});
   return options;
 }
@@ -82,6 +82,12 @@ TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
     }
     *out = MakeExecutable(std::move(exe), ExecutorOptionsFor(list.front()));
   });
+}
+
+TsStatus TsModuleLowerForBuild(TsModule module, TsModule* out) {
+  TS_REQUIRE(module);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = GiveModule(tessera::LowerForBuild(BorrowModule(module))); });
 }
 
 TsStatus TsCollageReportRender(const char* report_json, const char* format, double measured_ms,

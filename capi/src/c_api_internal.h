@@ -104,6 +104,14 @@ inline TsAttribute GiveAttr(AttrValue value) {
   return new TsAttribute_{std::move(value)};
 }
 
+/// A config or option value from JSON (bool, int, float, string, arrays of those; null is
+/// None); `what` names it in errors.
+AttrValue AttrFromJson(const std::string& what, const nlohmann::json& value);
+/// The JSON of an attribute value (None is null).
+nlohmann::json JsonOf(const AttrValue& value);
+/// An attribute dictionary from a JSON object text (NULL or "" is empty).
+Attrs AttrsFromJsonText(const char* text, const std::string& what);
+
 /// Throws a value error unless `index` < `size` (`what` names the array's entries,
 /// "TsCallGetArg: argument").
 inline void CheckIndex(size_t index, size_t size, const char* what) {

@@ -23,14 +23,6 @@ struct TsPassInstrument_ {
 
 namespace tessera::capi {
 
-/// A config or option value from JSON (bool, int, float, string, arrays of those; null is
-/// None); `what` names it in errors.
-AttrValue AttrFromJson(const std::string& what, const nlohmann::json& value);
-/// The JSON of an attribute value (None is null).
-nlohmann::json JsonOf(const AttrValue& value);
-/// An attribute dictionary from a JSON object text (NULL or "" is empty).
-Attrs AttrsFromJsonText(const char* text, const std::string& what);
-
 /// The instruments behind borrowed handles (a NULL array with a count, or a NULL entry,
 /// is a value error).
 std::vector<std::shared_ptr<PassInstrument>> InstrumentsFromC(const TsPassInstrument* instruments,

@@ -20,6 +20,7 @@ cmake --build "$PREFIX/example-build" >/dev/null
 OUT=$("$PREFIX/example-build/embed")
 grep -q "^y = \[1, 4, 9, 16\]" <<<"$OUT"
 grep -q "^native y = \[1, 4, 9, 16\]" <<<"$OUT"
+grep -q "^custom_pass: ok" <<<"$("$PREFIX/example-build/custom_pass")"
 PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" "$CC" "$SOURCE_DIR/examples/c/embed.c" -o "$PREFIX/embed_pc" $EXTRA_FLAGS \
   $(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs tessera)
 "$PREFIX/embed_pc" | grep "^native y = \[1, 4, 9, 16\]" >/dev/null

@@ -21,7 +21,7 @@ TS_CAPI_EXPORT TsStatus TsTargetPrint(TsTarget target, TsStringCallback callback
 /** Releases a target (NULL is ignored). */
 TS_CAPI_EXPORT void TsTargetDestroy(TsTarget target);
 /** JSON array of registered backends [{"name", "description", "options": [{"name",
- *  "type", "default", "description"}]}], sorted by name. */
+  *  "type", "default" (a JSON value; null for none), "description"}]}], sorted by name. */
 TS_CAPI_EXPORT TsStatus TsListTargets(TsStringCallback callback, void* user_data);
 
 /** Compiles `module` for `targets` (the first runs the kernels; at least one) under
@@ -29,6 +29,10 @@ TS_CAPI_EXPORT TsStatus TsListTargets(TsStringCallback callback, void* user_data
  *  first target's `num_threads` option. */
 TS_CAPI_EXPORT TsStatus TsBuild(TsModule module, const TsTarget* targets, size_t num_targets,
                                 TsPassContext context, TsExecutable* out);
+/** The module the build compiles: @main calling PrimFuncs through call_tir, and library
+ *  partitions as external functions (what TsBuild lowers `module` to before code
+ *  generation). `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsModuleLowerForBuild(TsModule module, TsModule* out);
 /** Renders a Collage report (from TsExecutableGetReport) as "text" or "html" (an SVG of
  *  the graph when Graphviz `dot` is installed). `measured_ms` >= 0 adds the measured
  *  latency and the additive error. A damaged report fails with TS_ERROR_PARSE. */

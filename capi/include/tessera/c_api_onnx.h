@@ -19,6 +19,18 @@ extern "C" {
 TS_CAPI_EXPORT TsStatus TsModuleFromONNX(const char* path, const char* const* shape_names,
                                          const int64_t* const* shapes, const int32_t* ranks,
                                          size_t num_shapes, int params_as_inputs, TsModule* out);
+/** TsModuleFromONNX on the `size` bytes of a serialized ModelProto at `data`; errors name
+ *  `source` (an empty ref gives "<onnx bytes>"). */
+TS_CAPI_EXPORT TsStatus TsModuleFromONNXBytes(const void* data, size_t size, TsStringRef source,
+                                              const char* const* shape_names,
+                                              const int64_t* const* shapes, const int32_t* ranks,
+                                              size_t num_shapes, int params_as_inputs,
+                                              TsModule* out);
+/** The range of ONNX opsets the importer accepts (inclusive). */
+TS_CAPI_EXPORT TsStatus TsONNXSupportedOpsets(int64_t* min_opset, int64_t* max_opset);
+/** 1 when the library was built with the ONNX importer, else 0 (every import then fails
+ *  with TS_ERROR_UNSUPPORTED). Never fails. */
+TS_CAPI_EXPORT int TsONNXImporterAvailable(void);
 /** Calls `callback` once per ONNX op type the importer converts, sorted (none when the
  *  library was built without ONNX support). */
 TS_CAPI_EXPORT TsStatus TsONNXSupportedOps(TsStringCallback callback, void* user_data);
