@@ -1,8 +1,8 @@
 """Builds the tessera._runtime and tessera._core extensions with the project's CMake build
 and packages them.
 
-The extensions, libtessera_runtime.so and libtessera.so are built in $TESSERA_PIP_BUILD_DIR (default
-<repo>/build-pip) with an $ORIGIN rpath and copied next to the package's Python files,
+The extensions, libtessera_runtime.so, libtessera.so and libtessera_c.so are built in
+$TESSERA_PIP_BUILD_DIR (default <repo>/build-pip) with an $ORIGIN rpath and copied next to the package's Python files,
 so the installed package is self-contained. Extra CMake arguments can be passed in
 $TESSERA_CMAKE_ARGS. Everything is local: `pip install --no-build-isolation .` works offline.
 """
@@ -56,8 +56,8 @@ class CMakeBuild(build_ext):
             raise RuntimeError(f"CMake did not produce tessera/{module}*.so in {BUILD_DIR}")
         shutil.copy2(built[0], target)
         # The extensions find the libraries next to themselves ($ORIGIN rpath).
-        libraries = ["libtessera_runtime.so"] + (["libtessera.so", "tessera-measure-worker"]
-                                                 if module == "_core" else [])
+        compiler = ["libtessera.so", "libtessera_c.so", "tessera-measure-worker"]
+        libraries = ["libtessera_runtime.so"] + (compiler if module == "_core" else [])
         copies = [target]
         for lib in libraries:
             shutil.copy2((BUILD_DIR / lib).resolve(), target.parent / lib)

@@ -27,8 +27,10 @@ ALLOWED = {
 }
 ALLOWED["tools"] = ["registry"] + ALLOWED["registry"] + ["capi", "capi_runtime"]
 ALLOWED["capi"] = ["capi_runtime", "registry"] + ALLOWED["registry"]
-ALLOWED["bindings_runtime"] = ["capi_runtime"] + _CORE
-ALLOWED["bindings"] = ["bindings_runtime", "capi"] + ALLOWED["capi"]
+# The Python bindings stand on the flat C API alone (no C++ core header), as MLIR's do.
+ALLOWED["bindings_common"] = ["capi_runtime"]
+ALLOWED["bindings_runtime"] = ["bindings_common", "capi_runtime"]
+ALLOWED["bindings"] = ["bindings_common", "capi", "capi_runtime"]
 
 SCAN_DIRS = ["cpp", "capi", "bindings/python"]
 SOURCE_EXTS = (".h", ".cc", ".c")
@@ -47,6 +49,8 @@ def layer_of(path):
         return ("capi_runtime" if runtime else "capi"), parts[1] == "src"
     if parts[:3] == ["bindings", "python", "runtime"]:
         return "bindings_runtime", False
+    if parts[:3] == ["bindings", "python", "common"]:
+        return "bindings_common", False
     if parts[:2] == ["bindings", "python"]:
         return "bindings", False
     return None, False

@@ -29,14 +29,11 @@ py::handle ErrorClass(TsStatus status);
 [[noreturn]] void RaiseStatus(TsStatus status);
 /// Drops the Python exception a callback left when the library recovered from its failure.
 void ForgetPendingError();
-/// Returns on TS_OK (forgetting any callback exception the library recovered from), raises
-/// otherwise.
+/// Returns on TS_OK, raises otherwise. A Python exception a callback raised stays pending
+/// through successful calls (a failure hook may call the library before the failing call
+/// returns) and is re-raised by the failure that reports its message.
 inline void Check(TsStatus status) {
-  if (status == TS_OK) {
-    ForgetPendingError();
-    return;
-  }
-  RaiseStatus(status);
+  if (status != TS_OK) RaiseStatus(status);
 }
 
 /// Runs `body` (Python code called back from C) and returns TS_OK, or stores the Python

@@ -95,10 +95,12 @@ Shared<TsNDArray, TsNDArrayDestroy> NDArrayFromDLPack(py::handle obj, const std:
 
 Shared<TsNDArray, TsNDArrayDestroy> NDArrayFromPy(py::handle obj, const std::string& what,
                                                   bool copy) {
+  py::object view;  // keeps a NumPy view of a tessera NDArray alive while it is copied
   if (py::isinstance<PyNDArray>(obj)) {
     const PyNDArray& a = obj.cast<const PyNDArray&>();
     if (!copy) return a.handle;
-    obj = NDArrayToPy(a.handle.get(), false);  // copied below through NumPy
+    view = NDArrayToPy(a.handle.get(), false);  // copied below through NumPy
+    obj = view;
   } else if (!py::isinstance<py::array>(obj)) {
     // Any other tensor (PyTorch, ...) comes in zero-copy through DLPack.
     if (PyCapsule_CheckExact(obj.ptr()) || py::hasattr(obj, "__dlpack__")) {

@@ -11,8 +11,13 @@ namespace {
 constexpr int kNumStatuses = TS_ERROR_INVALID_ARGUMENT + 1;
 PyObject* g_classes[kNumStatuses] = {};
 
-// The exception a Python callback raised during the current C call on this thread.
-thread_local std::unique_ptr<py::error_already_set> g_pending;
+// The exception a Python callback raised during the current C call. One slot for the
+// process, guarded by the GIL (it is set and read with the GIL held): a callback may run on
+// a library worker thread while the call that will fail was made on another. Never
+// destroyed: a leftover exception must not be released after the interpreter is gone.
+std::unique_ptr<py::error_already_set>& g_pending = *new std::unique_ptr<py::error_already_set>;
+// The message the library was given for it (TsSetLastError).
+std::string& g_pending_message = *new std::string;
 
 }  // namespace
 
@@ -42,19 +47,20 @@ void Raise(TsStatus status, const std::string& message) {
 }
 
 void ForgetPendingError() {
-  if (g_pending) {
-    // Dropping the stored exception touches Python objects: hold the GIL.
-    py::gil_scoped_acquire gil;
-    g_pending.reset();
-  }
+  if (g_pending) g_pending.reset();  // callers hold the GIL
 }
 
 void RaiseStatus(TsStatus status) {
-  if (g_pending) {
+  std::string message = TsGetLastError();
+  // The library reports a callback's failure with the callback's message, perhaps prefixed
+  // with where it happened: then the user's own exception is what happened. A pending
+  // exception the library recovered from (another message) is dropped.
+  if (g_pending && message.find(g_pending_message) != std::string::npos) {
     std::unique_ptr<py::error_already_set> pending = std::move(g_pending);
     throw py::error_already_set(std::move(*pending));
   }
-  Raise(status, TsGetLastError());
+  ForgetPendingError();
+  Raise(status, message);
 }
 
 TsStatus CallPython(const std::function<void()>& body) noexcept {
@@ -73,6 +79,7 @@ TsStatus CallPython(const std::function<void()>& body) noexcept {
       }
     std::string message = e.what();
     g_pending = std::make_unique<py::error_already_set>(std::move(e));
+    g_pending_message = message;
     TsSetLastError(message.c_str());
     return status;
   } catch (const std::exception& e) {
