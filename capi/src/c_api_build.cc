@@ -102,10 +102,9 @@ TsStatus TsCollageReportRender(const char* report_json, const char* format, doub
     else if (f == "html")
       Emit(tessera::collage::ReportToHtml(report_json, measured_ms), callback, user_data);
     else
-      TS_THROW(kValue) << "TsCollageReportRender: format must be \"text\" or \"html\", got '"
-                       << f << "'";
+      TS_THROW(kValue) << "TsCollageReportRender: format must be \"text\" or \"html\", got '" << f
+                       << "'";
   });
 }
-
 
 }  // extern "C"

@@ -11,17 +11,15 @@ namespace {
 
 /// Import options from the C API's parallel shape-override arrays.
 tessera::frontend::OnnxImportOptions OptionsOf(const char* fn, const char* const* shape_names,
-                                               const int64_t* const* shapes,
-                                               const int32_t* ranks, size_t num_shapes,
-                                               int params_as_inputs) {
+                                               const int64_t* const* shapes, const int32_t* ranks,
+                                               size_t num_shapes, int params_as_inputs) {
   tessera::frontend::OnnxImportOptions options;
   options.params_as_inputs = params_as_inputs != 0;
   for (size_t i = 0; i < num_shapes; ++i) {
     if (!shape_names[i] || ranks[i] < 0 || (ranks[i] > 0 && !shapes[i]))
       TS_THROW(kValue) << fn << ": shape override " << i
                        << " has a NULL name, a negative rank or NULL dims";
-    options.shape_overrides[shape_names[i]] =
-        std::vector<int64_t>(shapes[i], shapes[i] + ranks[i]);
+    options.shape_overrides[shape_names[i]] = std::vector<int64_t>(shapes[i], shapes[i] + ranks[i]);
   }
   return options;
 }
@@ -40,8 +38,8 @@ TsStatus TsModuleFromONNX(const char* path, const char* const* shape_names,
   }
   return Guard([&] {
     *out = GiveModule(tessera::frontend::FromOnnxFile(
-        path, OptionsOf("TsModuleFromONNX", shape_names, shapes, ranks, num_shapes,
-                        params_as_inputs)));
+        path,
+        OptionsOf("TsModuleFromONNX", shape_names, shapes, ranks, num_shapes, params_as_inputs)));
   });
 }
 
@@ -60,11 +58,11 @@ TsStatus TsModuleFromONNXBytes(const void* data, size_t size, TsStringRef source
   return Guard([&] {
     std::string bytes(static_cast<const char*>(data), size);
     std::string name = source.length ? std::string(source.data, source.length) : "<onnx bytes>";
-    *out = GiveModule(tessera::frontend::FromOnnxBytes(
-        bytes,
-        OptionsOf("TsModuleFromONNXBytes", shape_names, shapes, ranks, num_shapes,
-                  params_as_inputs),
-        name));
+    *out = GiveModule(
+        tessera::frontend::FromOnnxBytes(bytes,
+                                         OptionsOf("TsModuleFromONNXBytes", shape_names, shapes,
+                                                   ranks, num_shapes, params_as_inputs),
+                                         name));
   });
 }
 

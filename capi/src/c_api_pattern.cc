@@ -224,6 +224,10 @@ TsStatus TsPatternPrint(TsPattern pattern, TsStringCallback callback, void* user
       [&] { Emit(BorrowPattern(pattern, "the pattern").ToString(), callback, user_data); });
 }
 
+TsPattern TsPatternRetain(TsPattern pattern) {
+  return Retain(pattern);
+}
+
 void TsPatternDestroy(TsPattern pattern) {
   Drop(pattern);
 }

@@ -183,6 +183,10 @@ TsStatus TsPrimExprPrint(TsPrimExpr expr, TsStringCallback callback, void* user_
   });
 }
 
+TsPrimExpr TsPrimExprRetain(TsPrimExpr expr) {
+  return Retain(expr);
+}
+
 void TsPrimExprDestroy(TsPrimExpr expr) {
   Drop(expr);
 }
@@ -314,6 +318,10 @@ TsStatus TsBufferGetShape(TsBuffer buffer, const int64_t** shape, size_t* ndim) 
 TsStatus TsBufferGetDType(TsBuffer buffer, TsDType* out) {
   return Field<BufferNode>(buffer, out, __func__, "buffer", "a buffer",
                            [](const BufferNode& b, TsDType& o) { o = DTypeToC(b.dtype); });
+}
+
+TsBuffer TsBufferRetain(TsBuffer buffer) {
+  return Retain(buffer);
 }
 
 void TsBufferDestroy(TsBuffer buffer) {

@@ -176,6 +176,10 @@ TsStatus TsStmtPrint(TsStmt stmt, TsStringCallback callback, void* user_data) {
   });
 }
 
+TsStmt TsStmtRetain(TsStmt stmt) {
+  return Retain(stmt);
+}
+
 void TsStmtDestroy(TsStmt stmt) {
   Drop(stmt);
 }

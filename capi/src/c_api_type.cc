@@ -157,6 +157,10 @@ TsStatus TsTypeHash(TsType type, uint64_t* out) {
   return Guard([&] { *out = static_cast<uint64_t>(TypeHash(TypeOf(type))); });
 }
 
+TsType TsTypeRetain(TsType type) {
+  return Retain(type);
+}
+
 void TsTypeDestroy(TsType type) {
   Drop(type);
 }

@@ -58,8 +58,7 @@ static void test_values(TsModule mod) {
   TsValue tuple = NULL;
   CHECK(TsValueTupleCreate(args, 2, &tuple) == TS_OK);
   CHECK(TsModuleEvaluate(mod, TsStringRefFromC("pair"), &tuple, 1, &result) != TS_OK);
-  CHECK(TsModuleEvaluate(mod, TsStringRefFromC("nope"), args, 2, &result) ==
-        TS_ERROR_NOT_FOUND);
+  CHECK(TsModuleEvaluate(mod, TsStringRefFromC("nope"), args, 2, &result) == TS_ERROR_NOT_FOUND);
   TsValue with_null[2] = {args[0], NULL};
   CHECK(TsValueTupleCreate(with_null, 2, &result) == TS_ERROR_VALUE);
   TsValueDestroy(tuple);
@@ -105,8 +104,8 @@ static void test_onnx_bytes(void) {
   const int64_t* shapes[1] = {dims};
   int32_t ranks[1] = {2};
   TsModule mod = NULL;
-  CHECK(TsModuleFromONNXBytes(bytes, size, TsStringRefFromC("relu_add"), names, shapes, ranks, 1,
-                              0, &mod) == TS_OK);
+  CHECK(TsModuleFromONNXBytes(bytes, size, TsStringRefFromC("relu_add"), names, shapes, ranks, 1, 0,
+                              &mod) == TS_OK);
   GrowingBuffer text = {NULL, 0};
   CHECK(TsModulePrint(mod, append_growing, &text) == TS_OK);
   CHECK(text.text && strstr(text.text, "Tensor[(4, 3), float32]") != NULL);
@@ -114,7 +113,8 @@ static void test_onnx_bytes(void) {
   TsModuleDestroy(mod);
   mod = NULL;
   CHECK(TsModuleFromONNXBytes("garbage", 7, TsStringRefFromC("junk.onnx"), NULL, NULL, NULL, 0, 0,
-                              &mod) == TS_ERROR_PARSE && mod == NULL);
+                              &mod) == TS_ERROR_PARSE &&
+        mod == NULL);
   CHECK(strstr(TsGetLastError(), "junk.onnx") != NULL);
 }
 

@@ -90,6 +90,8 @@ TS_CAPI_EXPORT TsStatus TsTypeEqual(TsType a, TsType b, int* out);
 /** A hash of `type` consistent with TsTypeEqual. */
 TS_CAPI_EXPORT TsStatus TsTypeHash(TsType type, uint64_t* out);
 /** Releases a type (NULL is ignored). */
+/** A new reference to the same node as `type` (the same handle value; destroy it too). */
+TS_CAPI_EXPORT TsType TsTypeRetain(TsType type);
 TS_CAPI_EXPORT void TsTypeDestroy(TsType type);
 
 /* ---- Attribute values --------------------------------------------------------------- */

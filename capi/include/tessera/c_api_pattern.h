@@ -71,6 +71,8 @@ TS_CAPI_EXPORT TsStatus TsPatternHasDType(TsPattern pattern, const char* dtype, 
 TS_CAPI_EXPORT TsStatus TsPatternPrint(TsPattern pattern, TsStringCallback callback,
                                        void* user_data);
 /** Releases a pattern (NULL is ignored). */
+/** A new reference to the same node as `pattern` (the same handle value; destroy it too). */
+TS_CAPI_EXPORT TsPattern TsPatternRetain(TsPattern pattern);
 TS_CAPI_EXPORT void TsPatternDestroy(TsPattern pattern);
 
 /* ---- Matching ------------------------------------------------------------------------- */
@@ -221,7 +223,8 @@ typedef TsStatus (*TsPartitionCSource)(TsExpr partition, const char* c_name, TsS
 
 /** Registers (or replaces) external backend `name`: the pattern table `table` (a copy;
  *  labels get the "<name>." prefix) and a backend compiling its Compiler="<name>"
- *  partitions, so TsModulePartitionFor, Collage, TsBuild ("native -compiler=<name>") and
+ *  partitions, so TsModulePartitionFor, Collage, TsBuild (target "<name>" next to
+ *  "native", as "dnnl" is, or "native -compiler=<name>") and
  *  save/load work with it. With `c_source` NULL the native code generator compiles them;
  *  otherwise `c_source` writes each kernel's C, compiled by the system compiler (called
  *  by whichever thread builds), and the backend owns `user_data` from then on: a replaced

@@ -141,6 +141,8 @@ TS_CAPI_EXPORT TsStatus TsPrimExprGetDType(TsPrimExpr expr, TsDType* out);
 TS_CAPI_EXPORT TsStatus TsPrimExprPrint(TsPrimExpr expr, TsStringCallback callback,
                                         void* user_data);
 /** Releases an expression (NULL is ignored). */
+/** A new reference to the same node as `expr` (the same handle value; destroy it too). */
+TS_CAPI_EXPORT TsPrimExpr TsPrimExprRetain(TsPrimExpr expr);
 TS_CAPI_EXPORT void TsPrimExprDestroy(TsPrimExpr expr);
 
 /** The value of an integer literal (TS_ERROR_TYPE for another kind). */
@@ -195,6 +197,8 @@ TS_CAPI_EXPORT TsStatus TsBufferGetShape(TsBuffer buffer, const int64_t** shape,
 /** The element dtype of a buffer. */
 TS_CAPI_EXPORT TsStatus TsBufferGetDType(TsBuffer buffer, TsDType* out);
 /** Releases a buffer (NULL is ignored). */
+/** A new reference to the same node as `buffer` (the same handle value; destroy it too). */
+TS_CAPI_EXPORT TsBuffer TsBufferRetain(TsBuffer buffer);
 TS_CAPI_EXPORT void TsBufferDestroy(TsBuffer buffer);
 
 /* ---- Statements: builders -------------------------------------------------------------- */
@@ -261,6 +265,8 @@ TS_CAPI_EXPORT TsStatus TsStmtGetKind(TsStmt stmt, TsStmtKind* out);
 /** Prints `stmt` in the text format (indented lines) through `callback`. */
 TS_CAPI_EXPORT TsStatus TsStmtPrint(TsStmt stmt, TsStringCallback callback, void* user_data);
 /** Releases a statement (NULL is ignored). */
+/** A new reference to the same node as `stmt` (the same handle value; destroy it too). */
+TS_CAPI_EXPORT TsStmt TsStmtRetain(TsStmt stmt);
 TS_CAPI_EXPORT void TsStmtDestroy(TsStmt stmt);
 
 /** A loop's variable (a new reference; TS_ERROR_TYPE when `stmt` is not a loop). */
