@@ -29,11 +29,14 @@ class Executable:
 
     def __init__(self, core):
         self._core = core  # a tessera._runtime.Executable
+        # Fixed for the executable: read once rather than on every run.
+        self._names = tuple(core.input_names)
+        self._returns_tuple = core.returns_tuple
 
     @property
     def input_names(self):
         """@main's parameter names, in order."""
-        return list(self._core.input_names)
+        return list(self._names)
 
     @property
     def input_types(self):
@@ -61,7 +64,7 @@ class Executable:
         return self._core.source() or None
 
     def _inputs(self, args, kwargs):
-        names = self.input_names
+        names = self._names
         if len(args) > len(names):
             raise _TesseraTypeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
                                    f"got {len(args)} positional")
@@ -86,7 +89,7 @@ class Executable:
         return self._result(self._core.run(self._inputs(args, kwargs), True))
 
     def _result(self, outputs):
-        if self._core.returns_tuple or len(outputs) != 1:
+        if self._returns_tuple or len(outputs) != 1:
             return tuple(outputs)
         return outputs[0]
 

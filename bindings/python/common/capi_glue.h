@@ -36,10 +36,27 @@ inline void Check(TsStatus status) {
   if (status != TS_OK) RaiseStatus(status);
 }
 
+/// Stores the Python exception a callback raised for RaiseStatus, sets the C last error to
+/// its message and returns its status (a tessera error keeps its own; any other exception
+/// is the caller's own and reports TS_ERROR_VALUE). Call with the GIL held.
+TsStatus StorePythonError(py::error_already_set& e) noexcept;
+
 /// Runs `body` (Python code called back from C) and returns TS_OK, or stores the Python
-/// exception it raised for RaiseStatus, sets the C last error and returns its status.
-/// Takes the GIL, so it may be called from any thread.
-TsStatus CallPython(const std::function<void()>& body) noexcept;
+/// exception it raised (StorePythonError) and returns its status. Takes the GIL, so it may
+/// be called from any thread.
+template <typename F>
+TsStatus CallPython(F&& body) noexcept {
+  py::gil_scoped_acquire gil;
+  try {
+    body();
+    return TS_OK;
+  } catch (py::error_already_set& e) {
+    return StorePythonError(e);
+  } catch (const std::exception& e) {
+    TsSetLastError(e.what());
+    return TS_ERROR_INTERNAL;
+  }
+}
 
 /// A TsStringCallback appending to the std::string at `user_data`.
 void AppendText(const char* data, size_t length, void* user_data);
@@ -74,6 +91,32 @@ class Shared {
   std::shared_ptr<std::remove_pointer_t<H>> ptr_;
 };
 
+/// An owned reference to a reference-counted C handle (an IR node, a pass, a context):
+/// releases it with `Destroy`; a copy takes a new reference with `Retain`. No allocation of
+/// its own — node wrappers are made by the thousand when Python walks IR, where a
+/// shared_ptr's control block would cost as much as the call.
+template <typename H, void (*Destroy)(H), H (*Retain)(H)>
+class Owned {
+ public:
+  Owned() = default;
+  /// Takes ownership of `handle` (a new reference from the library).
+  explicit Owned(H handle) : handle_(handle) {}
+  Owned(const Owned& other) : handle_(other.handle_ ? Retain(other.handle_) : nullptr) {}
+  Owned(Owned&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Owned& operator=(Owned other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
+  ~Owned() {
+    if (handle_) Destroy(handle_);
+  }
+  H get() const { return handle_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+ private:
+  H handle_ = nullptr;
+};
+
 /// tessera._runtime.NDArray: an owned TsNDArray.
 struct PyNDArray {
   Shared<TsNDArray, TsNDArrayDestroy> handle;
@@ -81,7 +124,10 @@ struct PyNDArray {
 /// tessera._runtime.Executable (tessera._core's build returns it too).
 struct PyExecutable {
   Shared<TsExecutable, TsExecutableDestroy> handle;
+  size_t num_outputs = 0;  ///< fixed for the executable; read once, not per run
 };
+/// Takes ownership of `exe` (a new executable from the library).
+PyExecutable MakePyExecutable(TsExecutable exe);
 
 /// A new TsNDArray over a NumPy array's memory when it is C-contiguous, aligned and native
 /// endian (the array is kept alive), over a tensor's __dlpack__ or a DLPack capsule

@@ -1,5 +1,5 @@
 // NumPy and DLPack conversions of TsNDArray shared by both extension modules (zero-copy in
-// both directions where the memory layout allows).
+// both directions where the memory layout allows), and the Python Executable's constructor.
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>
 
@@ -59,6 +59,12 @@ void DeleteForeign(DLManagedTensor* managed) {
 }
 
 }  // namespace
+
+PyExecutable MakePyExecutable(TsExecutable exe) {
+  PyExecutable e{Shared<TsExecutable, TsExecutableDestroy>(exe)};
+  Check(TsExecutableGetNumOutputs(exe, &e.num_outputs));
+  return e;
+}
 
 std::string DTypeName(TsDType dtype) {
   if (dtype.code == 4 && dtype.bits == 16) return "bfloat16";

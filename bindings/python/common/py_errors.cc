@@ -63,18 +63,12 @@ void RaiseStatus(TsStatus status) {
   Raise(status, message);
 }
 
-TsStatus CallPython(const std::function<void()>& body) noexcept {
-  py::gil_scoped_acquire gil;
+TsStatus StorePythonError(py::error_already_set& e) noexcept {
   try {
-    body();
-    return TS_OK;
-  } catch (py::error_already_set& e) {
-    // A tessera error keeps its status; any other exception is the caller's own and
-    // comes back out as it was.
     TsStatus status = TS_ERROR_VALUE;
-    for (int s = 1; s < kNumStatuses; ++s)
-      if (g_classes[s] && e.matches(g_classes[s]) && s != TS_ERROR_INVALID_ARGUMENT) {
-        status = static_cast<TsStatus>(s);
+    for (int k = 1; k < kNumStatuses; ++k)
+      if (g_classes[k] && k != TS_ERROR_INVALID_ARGUMENT && e.matches(g_classes[k])) {
+        status = static_cast<TsStatus>(k);
         break;
       }
     std::string message = e.what();
@@ -82,8 +76,8 @@ TsStatus CallPython(const std::function<void()>& body) noexcept {
     g_pending_message = message;
     TsSetLastError(message.c_str());
     return status;
-  } catch (const std::exception& e) {
-    TsSetLastError(e.what());
+  } catch (const std::exception& inner) {
+    TsSetLastError(inner.what());
     return TS_ERROR_INTERNAL;
   }
 }

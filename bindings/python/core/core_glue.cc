@@ -243,8 +243,8 @@ AttrRef AttrFromPy(py::handle value, const std::string& what) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
     if (overflow)
-      Raise(TS_ERROR_VALUE, what + ": integer " + py::str(value).cast<std::string>() +
-                                " does not fit in 64 bits");
+      Raise(TS_ERROR_VALUE,
+            what + ": integer " + py::str(value).cast<std::string>() + " does not fit in 64 bits");
     Check(TsAttributeIntCreate(static_cast<int64_t>(v), &out));
   } else if (PyFloat_Check(value.ptr())) {
     Check(TsAttributeFloatCreate(value.cast<double>(), &out));

@@ -29,7 +29,7 @@ namespace tessera_py {
 
 /// A type (Type); subclasses per kind.
 struct PyType {
-  Shared<TsType, TsTypeDestroy> handle;
+  Owned<TsType, TsTypeDestroy, TsTypeRetain> handle;
 };
 struct PyTensorType : PyType {};
 struct PyTupleType : PyType {};
@@ -37,7 +37,7 @@ struct PyFuncType : PyType {};
 
 /// A graph-level expression (Expr); subclasses per TsExprKind.
 struct PyExpr {
-  Shared<TsExpr, TsExprDestroy> handle;
+  Owned<TsExpr, TsExprDestroy, TsExprRetain> handle;
 };
 struct PyVar : PyExpr {};
 struct PyGlobalVar : PyExpr {};
@@ -53,12 +53,12 @@ struct PyPrimFunc : PyBaseFunc {};
 
 /// An IRModule.
 struct PyModule {
-  Shared<TsModule, TsModuleDestroy> handle;
+  Owned<TsModule, TsModuleDestroy, TsModuleRetain> handle;
 };
 
 /// A tensor-level scalar expression (tir.PrimExpr); subclasses per TsPrimExprKind.
 struct PyPrimExpr {
-  Shared<TsPrimExpr, TsPrimExprDestroy> handle;
+  Owned<TsPrimExpr, TsPrimExprDestroy, TsPrimExprRetain> handle;
 };
 struct PyTirVar : PyPrimExpr {};
 struct PyIntImm : PyPrimExpr {};
@@ -71,11 +71,11 @@ struct PyBufferLoad : PyPrimExpr {};
 struct PyIntrinsic : PyPrimExpr {};
 /// A tir.Buffer.
 struct PyBuffer {
-  Shared<TsBuffer, TsBufferDestroy> handle;
+  Owned<TsBuffer, TsBufferDestroy, TsBufferRetain> handle;
 };
 /// A tensor-level statement (tir.Stmt); subclasses per TsStmtKind.
 struct PyStmt {
-  Shared<TsStmt, TsStmtDestroy> handle;
+  Owned<TsStmt, TsStmtDestroy, TsStmtRetain> handle;
 };
 struct PyFor : PyStmt {};
 struct PyBlock : PyStmt {};
@@ -86,18 +86,18 @@ struct PyIfThenElse : PyStmt {};
 
 /// A pass or pipeline (Pass), its PassInfo, a PassContext.
 struct PyPass {
-  Shared<TsPass, TsPassDestroy> handle;
+  Owned<TsPass, TsPassDestroy, TsPassRetain> handle;
 };
 struct PyPassInfo {
-  Shared<TsPassInfo, TsPassInfoDestroy> handle;
+  Owned<TsPassInfo, TsPassInfoDestroy, TsPassInfoRetain> handle;
 };
 struct PyPassContext {
-  Shared<TsPassContext, TsPassContextDestroy> handle;
+  Owned<TsPassContext, TsPassContextDestroy, TsPassContextRetain> handle;
 };
 
 /// A dataflow pattern (DFPattern).
 struct PyPattern {
-  Shared<TsPattern, TsPatternDestroy> handle;
+  Owned<TsPattern, TsPatternDestroy, TsPatternRetain> handle;
 };
 
 // ---- Handles to Python and back ------------------------------------------------------------

@@ -24,18 +24,17 @@ void BindBuild(py::module_& m) {
           status = TsBuild(module, handles.data(), handles.size(), nullptr, &exe);
         }
         Check(status);
-        return PyExecutable{Shared<TsExecutable, TsExecutableDestroy>(exe)};
+        return MakePyExecutable(exe);
       },
       py::arg("mod"), py::arg("targets"));
   m.def("lower_for_build", [](const PyModule& mod) {
     TsModule out = nullptr;
     Check(TsModuleLowerForBuild(mod.handle.get(), &out));
-    return PyModule{Shared<TsModule, TsModuleDestroy>(out)};
+    return PyModule{Owned<TsModule, TsModuleDestroy, TsModuleRetain>(out)};
   });
   m.def("list_targets", [] {
-    py::list targets = FromJson(Text([](TsStringCallback cb, void* u) {
-      return TsListTargets(cb, u);
-    }));
+    py::list targets =
+        FromJson(Text([](TsStringCallback cb, void* u) { return TsListTargets(cb, u); }));
     // Options as (name, type, default, description) tuples, as Python users read them.
     for (py::handle target : targets) {
       py::list options;

@@ -31,7 +31,7 @@ void BindFrontend(py::module_& m) {
         TsModule out = nullptr;
         Check(TsModuleFromONNX(path.c_str(), o.names.data(), o.dims_ptrs.data(), o.ranks.data(),
                                o.names.size(), params_as_inputs ? 1 : 0, &out));
-        return PyModule{Shared<TsModule, TsModuleDestroy>(out)};
+        return PyModule{Owned<TsModule, TsModuleDestroy, TsModuleRetain>(out)};
       },
       py::arg("path"), py::arg("shape_overrides") = ShapeMap{},
       py::arg("params_as_inputs") = false);
@@ -45,7 +45,7 @@ void BindFrontend(py::module_& m) {
         Check(TsModuleFromONNXBytes(bytes.data(), bytes.size(), RefOf(source), o.names.data(),
                                     o.dims_ptrs.data(), o.ranks.data(), o.names.size(),
                                     params_as_inputs ? 1 : 0, &out));
-        return PyModule{Shared<TsModule, TsModuleDestroy>(out)};
+        return PyModule{Owned<TsModule, TsModuleDestroy, TsModuleRetain>(out)};
       },
       py::arg("data"), py::arg("shape_overrides") = ShapeMap{}, py::arg("params_as_inputs") = false,
       py::arg("source") = "<onnx bytes>");

@@ -71,7 +71,7 @@ py::object Target(void* user_data) {
 py::object InfoToPy(TsPassInfo lent) {
   TsPassInfo owned = TsPassInfoRetain(lent);
   if (!owned) Raise(TS_ERROR_INTERNAL, TsGetLastError());
-  return py::cast(PyPassInfo{Shared<TsPassInfo, TsPassInfoDestroy>(owned)});
+  return py::cast(PyPassInfo{Owned<TsPassInfo, TsPassInfoDestroy, TsPassInfoRetain>(owned)});
 }
 
 /// A module object of a module lent to a hook.

@@ -203,7 +203,7 @@ void BindModuleClass(py::module_& m) {
             for (size_t i = 0, n = NumFunctions(from); i < n; ++i) {
               TsExpr func = nullptr;
               Check(TsModuleGetFunction(from, i, &func));
-              Shared<TsExpr, TsExprDestroy> owned(func);
+              Owned<TsExpr, TsExprDestroy, TsExprRetain> owned(func);
               self.handle = decltype(self.handle)(
                   WithFunction(self.handle.get(), FunctionName(from, i), owned.get()));
             }

@@ -9,7 +9,7 @@ namespace {
 py::dict OpSchema(const std::string& name) {
   TsExpr handle = nullptr;
   Check(TsOpGet(RefOf(name), &handle));
-  Shared<TsExpr, TsExprDestroy> op(handle);
+  Owned<TsExpr, TsExprDestroy, TsExprRetain> op(handle);
   TsExpr h = op.get();
 
   py::dict out;
@@ -69,15 +69,23 @@ void BindOp(py::module_& m) {
       [](const std::string& name, const std::vector<Typed<PyExpr>>& args, py::object attrs,
          const std::vector<Typed<PyType>>& type_args) {
         std::vector<TsExpr> arg_handles;
+        arg_handles.reserve(args.size());
         for (size_t i = 0; i < args.size(); ++i) {
+          // The common case first: messages are built only for a bad argument.
+          if (py::isinstance<PyExpr>(args[i].obj)) {
+            arg_handles.push_back(args[i].obj.cast<const PyExpr&>().handle.get());
+            continue;
+          }
           if (args[i].obj.is_none())
             Raise(TS_ERROR_VALUE, "op '" + name + "': argument " + std::to_string(i) + " is None");
-          arg_handles.push_back(
-              ExprOf(args[i].obj, "op '" + name + "': argument " + std::to_string(i)));
+          ExprOf(args[i].obj, "op '" + name + "': argument " + std::to_string(i));
         }
-        NamedAttrs given = AttrsFromPy(attrs, "op '" + name + "' attribute");
-        std::vector<TsType> types = TypeHandles(type_args, "op '" + name + "': type_args",
-                                                "op '" + name + "': a type argument is None");
+        NamedAttrs given;
+        if (!attrs.is_none()) given = AttrsFromPy(attrs, "op '" + name + "' attribute");
+        std::vector<TsType> types;
+        if (!type_args.empty())
+          types = TypeHandles(type_args, "op '" + name + "': type_args",
+                              "op '" + name + "': a type argument is None");
         TsExpr out = nullptr;
         Check(TsExprOpCallCreate(RefOf(name), arg_handles.data(), arg_handles.size(), given.data(),
                                  given.size(), types.data(), types.size(), &out));

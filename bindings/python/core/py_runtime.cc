@@ -65,8 +65,8 @@ void BindRuntime(py::module_& m) {
         TsStatus status;
         {
           py::gil_scoped_release release;
-          status = TsModuleEvaluate(module, RefOf(func_name), handles.data(), handles.size(),
-                                    &result);
+          status =
+              TsModuleEvaluate(module, RefOf(func_name), handles.data(), handles.size(), &result);
         }
         Check(status);
         ValueRef owned(result);
@@ -89,8 +89,8 @@ void BindRuntime(py::module_& m) {
     TsStatus status;
     {
       py::gil_scoped_release release;
-      status = TsModuleRunMainValue(module, name_ptrs.data(), handles.data(), handles.size(),
-                                    &result);
+      status =
+          TsModuleRunMainValue(module, name_ptrs.data(), handles.data(), handles.size(), &result);
     }
     Check(status);
     ValueRef owned(result);

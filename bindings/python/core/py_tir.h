@@ -14,7 +14,7 @@ namespace tessera_py::tir_bind {
 using tessera_py::Typed;
 
 /// An owned scalar expression.
-using PrimRef = Shared<TsPrimExpr, TsPrimExprDestroy>;
+using PrimRef = Owned<TsPrimExpr, TsPrimExprDestroy, TsPrimExprRetain>;
 
 /// Typed wrappers of owned handles (NULL gives None).
 inline Typed<PyPrimExpr> AsPrim(TsPrimExpr owned) {

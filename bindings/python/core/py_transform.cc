@@ -11,10 +11,10 @@ namespace tessera_py {
 
 namespace {
 
-using PassRef = Shared<TsPass, TsPassDestroy>;
-using PassInfoRef = Shared<TsPassInfo, TsPassInfoDestroy>;
-using ContextRef = Shared<TsPassContext, TsPassContextDestroy>;
-using ModuleRef = Shared<TsModule, TsModuleDestroy>;
+using PassRef = Owned<TsPass, TsPassDestroy, TsPassRetain>;
+using PassInfoRef = Owned<TsPassInfo, TsPassInfoDestroy, TsPassInfoRetain>;
+using ContextRef = Owned<TsPassContext, TsPassContextDestroy, TsPassContextRetain>;
+using ModuleRef = Owned<TsModule, TsModuleDestroy, TsModuleRetain>;
 
 // ---- Small conversions ---------------------------------------------------------------
 

@@ -112,8 +112,7 @@ void BindExecutable(py::module_& m) {
           "run",
           [](PyExecutable& e, py::dict inputs, bool as_ndarray) {
             Inputs in(inputs);
-            size_t max_outputs = 0, n = 0;
-            Check(TsExecutableGetNumOutputs(Exe(e), &max_outputs));
+            size_t max_outputs = e.num_outputs, n = 0;
             std::vector<TsNDArray> outputs(max_outputs, nullptr);
             TsStatus status;
             {
@@ -183,7 +182,7 @@ void BindExecutable(py::module_& m) {
           Raise(TS_ERROR_VALUE, "num_threads must be >= 0, got " + std::to_string(num_threads));
         TsExecutable exe = nullptr;
         Check(TsExecutableLoad(path.c_str(), num_threads, &exe));
-        return PyExecutable{Shared<TsExecutable, TsExecutableDestroy>(exe)};
+        return MakePyExecutable(exe);
       },
       py::arg("path"), py::arg("num_threads") = 0);
   m.def(
