@@ -17,9 +17,10 @@ extern "C" {
 #define TS_CAPI_EXPORT
 #endif
 
-/** The version of this C API: raised when a declaration changes incompatibly. Compare it
+/** The version of this C API: raised when a declaration changes incompatibly (2: the whole
+ *  compiler, option defaults in TsListTargets/TsListPasses as typed JSON). Compare it
  *  with what TsGetCApiVersion() says the loaded library implements. */
-#define TS_C_API_VERSION 1
+#define TS_C_API_VERSION 2
 
 /** The library's version, "MAJOR.MINOR.PATCH" (static storage; never fails). */
 TS_CAPI_EXPORT const char* TsGetVersion(void);
