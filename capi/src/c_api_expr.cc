@@ -18,14 +18,24 @@ namespace {
 Expr ExprOf(TsExpr expr) {
   return Borrow<ExprNode>(expr, "an expression");
 }
+/// What an expression node is, for messages (in TsExprKind's order).
+const char* KindOf(const Object* object) {
+  static const char* const kNames[] = {
+      "a variable", "a global variable",  "a constant", "an op",      "a call",
+      "a tuple",    "a tuple projection", "a let",      "a function", "a PrimFunc"};
+  int index = static_cast<int>(object->type_index()) - static_cast<int>(TypeIndex::kVar);
+  return index >= 0 && index < 10 ? kNames[index] : "another expression";
+}
+
 template <typename T>
 Ref<const T> NodeOf(TsExpr expr, const char* where, const char* kind) {
   const Object* object = reinterpret_cast<const Object*>(expr);
   if (!IsInstance<ExprNode>(object)) TS_THROW(kType) << where << ": expected an expression";
-  if (!IsInstance<T>(object)) TS_THROW(kType) << where << ": expected " << kind;
+  if (!IsInstance<T>(object))
+    TS_THROW(kType) << where << ": expected " << kind << ", got " << KindOf(object);
   return Ref<const T>(static_cast<const T*>(object));
 }
-#define TS_NODE(T, HANDLE, KIND) NodeOf<T>(HANDLE, __func__, KIND)
+#define TS_NODE(T, HANDLE, KIND) NodeOf<T>(HANDLE, current_function, KIND)
 
 }  // namespace
 
@@ -34,7 +44,7 @@ extern "C" {
 TsStatus TsExprGetKind(TsExpr expr, TsExprKind* out) {
   TS_REQUIRE(expr);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     // TypeIndex orders the expression kinds as TsExprKind does, from kVar on.
     Expr e = ExprOf(expr);
     *out = static_cast<TsExprKind>(static_cast<int>(e->type_index()) -
@@ -45,13 +55,13 @@ TsStatus TsExprGetKind(TsExpr expr, TsExprKind* out) {
 TsStatus TsExprGetCheckedType(TsExpr expr, TsType* out) {
   TS_REQUIRE(expr);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsType>(ExprOf(expr)->checked_type_or_null()); });
+  return Guard(__func__, [&] { *out = Give<TsType>(ExprOf(expr)->checked_type_or_null()); });
 }
 
 TsStatus TsExprPrint(TsExpr expr, int show_types, TsStringCallback callback, void* user_data) {
   TS_REQUIRE(expr);
   TS_REQUIRE(callback);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     PrintOptions options;
     options.show_types = show_types != 0;
     Emit(PrintExpr(ExprOf(expr), options), callback, user_data);
@@ -60,7 +70,7 @@ TsStatus TsExprPrint(TsExpr expr, int show_types, TsStringCallback callback, voi
 
 TsStatus TsExprParse(TsStringRef text, TsStringRef source_name, TsExpr* out) {
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     *out = Give<TsExpr>(ParseExpr(StringOf(text, "TsExprParse: text"),
                                   StringOf(source_name, "TsExprParse: source name")));
   });
@@ -70,13 +80,14 @@ TsStatus TsExprStructuralEqual(TsExpr a, TsExpr b, int map_free_vars, int* out) 
   TS_REQUIRE(a);
   TS_REQUIRE(b);
   TS_REQUIRE(out);
-  return Guard([&] { *out = StructuralEqual(ExprOf(a), ExprOf(b), map_free_vars != 0) ? 1 : 0; });
+  return Guard(__func__,
+               [&] { *out = StructuralEqual(ExprOf(a), ExprOf(b), map_free_vars != 0) ? 1 : 0; });
 }
 
 TsStatus TsExprStructuralHash(TsExpr expr, uint64_t* out) {
   TS_REQUIRE(expr);
   TS_REQUIRE(out);
-  return Guard([&] { *out = static_cast<uint64_t>(StructuralHash(ExprOf(expr))); });
+  return Guard(__func__, [&] { *out = static_cast<uint64_t>(StructuralHash(ExprOf(expr))); });
 }
 
 TsStatus TsExprStructuralDiff(TsExpr a, TsExpr b, int map_free_vars, TsStringCallback callback,
@@ -84,7 +95,7 @@ TsStatus TsExprStructuralDiff(TsExpr a, TsExpr b, int map_free_vars, TsStringCal
   TS_REQUIRE(a);
   TS_REQUIRE(b);
   TS_REQUIRE(callback);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     std::optional<std::string> diff = StructuralDiff(ExprOf(a), ExprOf(b), map_free_vars != 0);
     if (diff) Emit(*diff, callback, user_data);
   });
@@ -102,7 +113,7 @@ void TsExprDestroy(TsExpr expr) {
 
 TsStatus TsExprVarCreate(TsStringRef name_hint, TsType type_annotation, TsExpr* out) {
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     *out = Give<TsExpr>(MakeVar(StringOf(name_hint, "TsExprVarCreate: name"),
                                 Borrow<TypeNode>(type_annotation, "a type annotation")));
   });
@@ -111,18 +122,19 @@ TsStatus TsExprVarCreate(TsStringRef name_hint, TsType type_annotation, TsExpr* 
 TsStatus TsVarGetName(TsExpr var, TsStringRef* out) {
   TS_REQUIRE(var);
   TS_REQUIRE(out);
-  return Guard([&] { *out = RefOf(TS_NODE(VarNode, var, "a variable")->name_hint); });
+  return Guard(__func__, [&] { *out = RefOf(TS_NODE(VarNode, var, "a variable")->name_hint); });
 }
 
 TsStatus TsVarGetTypeAnnotation(TsExpr var, TsType* out) {
   TS_REQUIRE(var);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsType>(TS_NODE(VarNode, var, "a variable")->type_annotation); });
+  return Guard(__func__,
+               [&] { *out = Give<TsType>(TS_NODE(VarNode, var, "a variable")->type_annotation); });
 }
 
 TsStatus TsExprGlobalVarCreate(TsStringRef name, TsExpr* out) {
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     std::string n = StringOf(name, "TsExprGlobalVarCreate: name");
     if (n.empty()) TS_THROW(kValue) << "TsExprGlobalVarCreate: the name is empty";
     *out = Give<TsExpr>(MakeGlobalVar(std::move(n)));
@@ -139,20 +151,21 @@ TsStatus TsGlobalVarGetName(TsExpr global_var, TsStringRef* out) {
 TsStatus TsExprConstantCreate(TsNDArray data, TsExpr* out) {
   TS_REQUIRE(data);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsExpr>(MakeConstant(data->array.Copy())); });
+  return Guard(__func__, [&] { *out = Give<TsExpr>(MakeConstant(data->array.Copy())); });
 }
 
 TsStatus TsConstantGetData(TsExpr constant, TsNDArray* out) {
   TS_REQUIRE(constant);
   TS_REQUIRE(out);
-  return Guard([&] { *out = new TsNDArray_{TS_NODE(ConstantNode, constant, "a constant")->data}; });
+  return Guard(__func__,
+               [&] { *out = new TsNDArray_{TS_NODE(ConstantNode, constant, "a constant")->data}; });
 }
 
 // ---- Tuples and lets ----------------------------------------------------------------
 
 TsStatus TsExprTupleCreate(const TsExpr* fields, size_t num_fields, TsExpr* out) {
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     *out = Give<TsExpr>(MakeTuple(
         NodesOf<ExprNode>(fields, num_fields, "TsExprTupleCreate: field", "an expression")));
   });
@@ -161,13 +174,13 @@ TsStatus TsExprTupleCreate(const TsExpr* fields, size_t num_fields, TsExpr* out)
 TsStatus TsTupleGetNumFields(TsExpr tuple, size_t* out) {
   TS_REQUIRE(tuple);
   TS_REQUIRE(out);
-  return Guard([&] { *out = TS_NODE(TupleNode, tuple, "a tuple")->fields.size(); });
+  return Guard(__func__, [&] { *out = TS_NODE(TupleNode, tuple, "a tuple")->fields.size(); });
 }
 
 TsStatus TsTupleGetField(TsExpr tuple, size_t index, TsExpr* out) {
   TS_REQUIRE(tuple);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     Tuple t = TS_NODE(TupleNode, tuple, "a tuple");
     CheckIndex(index, t->fields.size(), "TsTupleGetField: field");
     *out = Give<TsExpr>(t->fields[index]);
@@ -177,7 +190,7 @@ TsStatus TsTupleGetField(TsExpr tuple, size_t index, TsExpr* out) {
 TsStatus TsExprTupleGetItemCreate(TsExpr tuple, int index, TsExpr* out) {
   TS_REQUIRE(tuple);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     if (index < 0)
       TS_THROW(kValue) << "TsExprTupleGetItemCreate: index " << index << " is negative";
     *out = Give<TsExpr>(MakeTupleGetItem(ExprOf(tuple), index));
@@ -194,7 +207,8 @@ TsStatus TsTupleGetItemGetTuple(TsExpr item, TsExpr* out) {
 TsStatus TsTupleGetItemGetIndex(TsExpr item, int* out) {
   TS_REQUIRE(item);
   TS_REQUIRE(out);
-  return Guard([&] { *out = TS_NODE(TupleGetItemNode, item, "a tuple projection")->index; });
+  return Guard(__func__,
+               [&] { *out = TS_NODE(TupleGetItemNode, item, "a tuple projection")->index; });
 }
 
 TsStatus TsExprLetCreate(TsExpr var, TsExpr value, TsExpr body, TsExpr* out) {
@@ -202,7 +216,7 @@ TsStatus TsExprLetCreate(TsExpr var, TsExpr value, TsExpr body, TsExpr* out) {
   TS_REQUIRE(value);
   TS_REQUIRE(body);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     *out = Give<TsExpr>(MakeLet(TS_NODE(VarNode, var, "a variable"), ExprOf(value), ExprOf(body)));
   });
 }
@@ -210,19 +224,19 @@ TsStatus TsExprLetCreate(TsExpr var, TsExpr value, TsExpr body, TsExpr* out) {
 TsStatus TsLetGetVar(TsExpr let, TsExpr* out) {
   TS_REQUIRE(let);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->var); });
+  return Guard(__func__, [&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->var); });
 }
 
 TsStatus TsLetGetValue(TsExpr let, TsExpr* out) {
   TS_REQUIRE(let);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->value); });
+  return Guard(__func__, [&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->value); });
 }
 
 TsStatus TsLetGetBody(TsExpr let, TsExpr* out) {
   TS_REQUIRE(let);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->body); });
+  return Guard(__func__, [&] { *out = Give<TsExpr>(TS_NODE(LetNode, let, "a let")->body); });
 }
 
 // ---- Functions ----------------------------------------------------------------------
@@ -231,7 +245,7 @@ TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params, TsExpr bo
                               const TsNamedAttribute* attrs, size_t num_attrs, TsExpr* out) {
   TS_REQUIRE(body);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     std::vector<Var> vars =
         NodesOf<VarNode>(params, num_params, "TsExprFunctionCreate: parameter", "a variable");
     *out = Give<TsExpr>(MakeFunction(std::move(vars), ExprOf(body),
@@ -243,13 +257,14 @@ TsStatus TsExprFunctionCreate(const TsExpr* params, size_t num_params, TsExpr bo
 TsStatus TsFunctionGetNumParams(TsExpr function, size_t* out) {
   TS_REQUIRE(function);
   TS_REQUIRE(out);
-  return Guard([&] { *out = TS_NODE(FunctionNode, function, "a function")->params.size(); });
+  return Guard(__func__,
+               [&] { *out = TS_NODE(FunctionNode, function, "a function")->params.size(); });
 }
 
 TsStatus TsFunctionGetParam(TsExpr function, size_t index, TsExpr* out) {
   TS_REQUIRE(function);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     Function f = TS_NODE(FunctionNode, function, "a function");
     CheckIndex(index, f->params.size(), "TsFunctionGetParam: parameter");
     *out = Give<TsExpr>(f->params[index]);
@@ -259,7 +274,8 @@ TsStatus TsFunctionGetParam(TsExpr function, size_t index, TsExpr* out) {
 TsStatus TsFunctionGetBody(TsExpr function, TsExpr* out) {
   TS_REQUIRE(function);
   TS_REQUIRE(out);
-  return Guard([&] { *out = Give<TsExpr>(TS_NODE(FunctionNode, function, "a function")->body); });
+  return Guard(__func__,
+               [&] { *out = Give<TsExpr>(TS_NODE(FunctionNode, function, "a function")->body); });
 }
 
 TsStatus TsFunctionGetRetType(TsExpr function, TsType* out) {
@@ -272,7 +288,7 @@ TsStatus TsFunctionGetRetType(TsExpr function, TsType* out) {
 TsStatus TsFunctionWithAttr(TsExpr function, TsStringRef key, TsAttribute value, TsExpr* out) {
   TS_REQUIRE(function);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     *out = Give<TsExpr>(WithAttr(TS_NODE(FunctionNode, function, "a function"),
                                  StringOf(key, "TsFunctionWithAttr: key"), AttrOf(value)));
   });
@@ -281,13 +297,14 @@ TsStatus TsFunctionWithAttr(TsExpr function, TsStringRef key, TsAttribute value,
 TsStatus TsBaseFuncGetNumAttrs(TsExpr func, size_t* out) {
   TS_REQUIRE(func);
   TS_REQUIRE(out);
-  return Guard([&] { *out = TS_NODE(BaseFuncNode, func, "a function or PrimFunc")->attrs.size(); });
+  return Guard(__func__,
+               [&] { *out = TS_NODE(BaseFuncNode, func, "a function or PrimFunc")->attrs.size(); });
 }
 
 TsStatus TsBaseFuncGetAttr(TsExpr func, size_t index, TsNamedAttribute* out) {
   TS_REQUIRE(func);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     BaseFunc f = TS_NODE(BaseFuncNode, func, "a function or PrimFunc");
     *out = NamedAttrOf(f->attrs, index, "TsBaseFuncGetAttr: attribute");
   });
@@ -296,7 +313,7 @@ TsStatus TsBaseFuncGetAttr(TsExpr func, size_t index, TsNamedAttribute* out) {
 TsStatus TsBaseFuncLookupAttr(TsExpr func, TsStringRef name, TsAttribute* out) {
   TS_REQUIRE(func);
   TS_REQUIRE(out);
-  return Guard([&] {
+  return Guard(__func__, [&] {
     BaseFunc f = TS_NODE(BaseFuncNode, func, "a function or PrimFunc");
     *out =
         LookupAttr(f->attrs, StringOf(name, "TsBaseFuncLookupAttr: name"), "TsBaseFuncLookupAttr");

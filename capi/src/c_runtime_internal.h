@@ -51,6 +51,20 @@ TsStatus Guard(F&& body) {
   }
 }
 
+/// The C API function running `Guard(function, ...)` on this thread ("" outside one), so
+/// that checks inside its body name it (`__func__` in a lambda is "operator()").
+inline thread_local const char* current_function = "";
+
+/// Guard for the body of C API function `function`, which checks inside name.
+template <typename F>
+TsStatus Guard(const char* function, F&& body) {
+  const char* outer = current_function;
+  current_function = function;
+  TsStatus status = Guard(std::forward<F>(body));
+  current_function = outer;
+  return status;
+}
+
 /// Passes `text` to `callback` in one piece.
 inline void Emit(const std::string& text, TsStringCallback callback, void* user_data) {
   callback(text.data(), text.size(), user_data);

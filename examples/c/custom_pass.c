@@ -77,9 +77,9 @@ int main(void) {
   int calls = 0;
   char log[512] = "";
   TsPass infer = NULL, count = NULL, fold = NULL, pipeline = NULL;
-  TRY(TsPipelineParse("InferType", &infer));
+  TRY(TsPassCreateFromRegistry("InferType", NULL, &infer));
   TRY(TsFunctionPassCreate("CountCalls", 0, NULL, 0, 0, count_calls, &calls, NULL, &count));
-  TRY(TsPipelineParse("FoldConstant", &fold));
+  TRY(TsPassCreateFromRegistry("FoldConstant", NULL, &fold));
   TsPass passes[3] = {infer, count, fold};
   TRY(TsSequentialCreate(passes, 3, "example", 0, NULL, 0, &pipeline));
   TsPassInstrumentCallbacks hooks;

@@ -9,11 +9,12 @@
 extern "C" {
 #endif
 
-/* Handles to IR nodes are references to immutable, reference-counted nodes. A handle a
- * function returns is a new reference the caller owns and releases with the matching
- * Ts*Destroy; a handle passed in is borrowed for the call. Functions whose name contains
- * "Borrowed" return a handle valid only while the object it came from lives (do not destroy
- * it). Two handles to the same node compare equal as pointers: that is identity (Python's
+/* Handles to IR nodes are references to reference-counted nodes whose structure never
+ * changes (type inference only fills in their checked type, a cache shared by every module
+ * holding the node). A handle a function returns is a new reference the caller owns and
+ * releases with the matching Ts*Destroy; a handle passed in is borrowed for the call, and
+ * a handle a callback hands back must be a new reference (Ts*Retain its argument to return
+ * it unchanged). Two handles to the same node compare equal as pointers: that is identity (Python's
  * `same_as`, `is`), and the pointer is the identity hash.
  *
  * Conventions of this header: every function that can fail returns a TsStatus and writes
@@ -89,9 +90,9 @@ TS_CAPI_EXPORT TsStatus TsTypePrint(TsType type, TsStringCallback callback, void
 TS_CAPI_EXPORT TsStatus TsTypeEqual(TsType a, TsType b, int* out);
 /** A hash of `type` consistent with TsTypeEqual. */
 TS_CAPI_EXPORT TsStatus TsTypeHash(TsType type, uint64_t* out);
-/** Releases a type (NULL is ignored). */
 /** A new reference to the same node as `type` (the same handle value; destroy it too). */
 TS_CAPI_EXPORT TsType TsTypeRetain(TsType type);
+/** Releases a type (NULL is ignored). */
 TS_CAPI_EXPORT void TsTypeDestroy(TsType type);
 
 /* ---- Attribute values --------------------------------------------------------------- */

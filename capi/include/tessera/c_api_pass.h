@@ -145,8 +145,9 @@ TS_CAPI_EXPORT TsStatus TsPassContextOverrideInstruments(TsPassContext context,
 
 /* ---- Passes ------------------------------------------------------------------------ */
 
-/** Parses a textual pipeline ("InferType,FoldConstant"); errors are TS_ERROR_PARSE with
- *  the column, or TS_ERROR_NOT_FOUND naming an unknown pass. */
+/** Parses a textual pipeline ("InferType,FoldConstant") into a Sequential named "pipeline"
+ *  (TsPassCreateFromRegistry makes one registered pass alone). Errors, an unknown pass
+ *  included, are TS_ERROR_PARSE naming the column and the pass. */
 TS_CAPI_EXPORT TsStatus TsPipelineParse(const char* text, TsPass* out);
 /** Prints a pass back in pipeline syntax (Python's str(pass) and print_pipeline). */
 TS_CAPI_EXPORT TsStatus TsPassPrint(TsPass pass, TsStringCallback callback, void* user_data);
@@ -233,7 +234,8 @@ TS_CAPI_EXPORT TsStatus TsPrimFuncPassCreate(const char* name, int opt_level,
 TS_CAPI_EXPORT TsStatus TsListPasses(TsStringCallback callback, void* user_data);
 /** Registered pass `name` built with `options_json` (a JSON object of option values, or
  *  NULL for the defaults). Unknown names are TS_ERROR_NOT_FOUND listing the registered
- *  ones; unknown options and wrong kinds TS_ERROR_VALUE naming the pass and option. */
+ *  ones; an unknown option is TS_ERROR_VALUE and a value of the wrong kind TS_ERROR_TYPE,
+ *  naming the pass and option. */
 TS_CAPI_EXPORT TsStatus TsPassCreateFromRegistry(const char* name, const char* options_json,
                                                  TsPass* out);
 /** Registers `factory` under `name` for pipelines, TsPassCreateFromRegistry and other

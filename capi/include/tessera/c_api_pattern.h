@@ -70,9 +70,9 @@ TS_CAPI_EXPORT TsStatus TsPatternHasDType(TsPattern pattern, const char* dtype, 
 /** Prints the pattern as readable Python-like text: `is_op("nn.relu")(wildcard())`. */
 TS_CAPI_EXPORT TsStatus TsPatternPrint(TsPattern pattern, TsStringCallback callback,
                                        void* user_data);
-/** Releases a pattern (NULL is ignored). */
 /** A new reference to the same node as `pattern` (the same handle value; destroy it too). */
 TS_CAPI_EXPORT TsPattern TsPatternRetain(TsPattern pattern);
+/** Releases a pattern (NULL is ignored). */
 TS_CAPI_EXPORT void TsPatternDestroy(TsPattern pattern);
 
 /* ---- Matching ------------------------------------------------------------------------- */

@@ -140,9 +140,9 @@ TS_CAPI_EXPORT TsStatus TsPrimExprGetDType(TsPrimExpr expr, TsDType* out);
 /** Prints `expr` in the text format ("%i * 4 + %j") through `callback`. */
 TS_CAPI_EXPORT TsStatus TsPrimExprPrint(TsPrimExpr expr, TsStringCallback callback,
                                         void* user_data);
-/** Releases an expression (NULL is ignored). */
 /** A new reference to the same node as `expr` (the same handle value; destroy it too). */
 TS_CAPI_EXPORT TsPrimExpr TsPrimExprRetain(TsPrimExpr expr);
+/** Releases an expression (NULL is ignored). */
 TS_CAPI_EXPORT void TsPrimExprDestroy(TsPrimExpr expr);
 
 /** The value of an integer literal (TS_ERROR_TYPE for another kind). */
@@ -196,9 +196,9 @@ TS_CAPI_EXPORT TsStatus TsBufferGetName(TsBuffer buffer, TsStringRef* out);
 TS_CAPI_EXPORT TsStatus TsBufferGetShape(TsBuffer buffer, const int64_t** shape, size_t* ndim);
 /** The element dtype of a buffer. */
 TS_CAPI_EXPORT TsStatus TsBufferGetDType(TsBuffer buffer, TsDType* out);
-/** Releases a buffer (NULL is ignored). */
 /** A new reference to the same node as `buffer` (the same handle value; destroy it too). */
 TS_CAPI_EXPORT TsBuffer TsBufferRetain(TsBuffer buffer);
+/** Releases a buffer (NULL is ignored). */
 TS_CAPI_EXPORT void TsBufferDestroy(TsBuffer buffer);
 
 /* ---- Statements: builders -------------------------------------------------------------- */
@@ -264,9 +264,9 @@ TS_CAPI_EXPORT TsStatus TsStmtBlockCreate(TsStringRef name, const TsIterVar* ite
 TS_CAPI_EXPORT TsStatus TsStmtGetKind(TsStmt stmt, TsStmtKind* out);
 /** Prints `stmt` in the text format (indented lines) through `callback`. */
 TS_CAPI_EXPORT TsStatus TsStmtPrint(TsStmt stmt, TsStringCallback callback, void* user_data);
-/** Releases a statement (NULL is ignored). */
 /** A new reference to the same node as `stmt` (the same handle value; destroy it too). */
 TS_CAPI_EXPORT TsStmt TsStmtRetain(TsStmt stmt);
+/** Releases a statement (NULL is ignored). */
 TS_CAPI_EXPORT void TsStmtDestroy(TsStmt stmt);
 
 /** A loop's variable (a new reference; TS_ERROR_TYPE when `stmt` is not a loop). */
