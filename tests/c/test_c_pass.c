@@ -384,6 +384,7 @@ static void test_contexts_and_config(void) {
   CHECK(TsPassContextGetConfig(ctx, "no.such.key", append_growing, &v) == TS_ERROR_NOT_FOUND);
   CHECK(TsPassContextCreate(2, NULL, 0, NULL, 0, "{\"collage.enable\": null}", &other) ==
         TS_ERROR_VALUE);
+  CHECK(TsPassContextCreate(5, NULL, 0, NULL, 0, NULL, &other) == TS_ERROR_VALUE && !other);
   GrowingBuffer configs = {NULL, 0};
   CHECK(TsListConfigs(append_growing, &configs) == TS_OK);
   CHECK(configs.text && strstr(configs.text, "\"collage.enable\":{\"default\":false"));

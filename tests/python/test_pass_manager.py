@@ -462,3 +462,10 @@ def test_pass_kind_picks_the_python_class():
     assert seq.kind == "sequential"
     assert isinstance(seq.passes[0], transform.FunctionPass)
     assert isinstance(transform.parse_pipeline("InferType,FuseOps").passes[1], transform.ModulePass)
+
+
+def test_opt_level_outside_0_to_4_is_an_error():
+    # Passes declare levels 0-4: another level would silently run every pass or none.
+    for level in (-1, 5):
+        with pytest.raises(tessera.TesseraValueError, match="opt_level must be from 0 to 4"):
+            PassContext(opt_level=level)

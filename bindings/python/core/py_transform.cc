@@ -421,8 +421,12 @@ void BindPassContext(py::module_& m) {
              TsStatus status = TsPassContextCreateWithInstruments(
                  opt_level, req.data(), req.size(), dis.data(), dis.size(),
                  json.empty() ? nullptr : json.c_str(), handles.data(), handles.size(), &out);
-             // Unknown keys and values a key's check rejects are config errors.
-             if (status == TS_ERROR_NOT_FOUND || status == TS_ERROR_VALUE) RaiseConfigError();
+             // Unknown keys and values a key's check rejects are config errors; a bad
+             // opt_level is a plain value error.
+             bool opt_level_error =
+                 std::string(TsGetLastError()).rfind("PassContext: opt_level", 0) == 0;
+             if (status == TS_ERROR_NOT_FOUND || (status == TS_ERROR_VALUE && !opt_level_error))
+               RaiseConfigError();
              Check(status);
              return ContextOfHandle(out);
            }),

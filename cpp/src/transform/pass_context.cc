@@ -254,6 +254,9 @@ static AttrValue CheckedConfig(const std::string& key, const AttrValue& value) {
 PassContext PassContext::Create(int opt_level, std::vector<std::string> required_pass,
                                 std::vector<std::string> disabled_pass, const Attrs& config,
                                 std::vector<std::shared_ptr<PassInstrument>> instruments) {
+  // Passes declare opt levels 0 to 4; a level outside them would silently run all or none.
+  if (opt_level < 0 || opt_level > 4)
+    TS_THROW(kValue) << "PassContext: opt_level must be from 0 to 4, got " << opt_level;
   auto node = MakeNode<PassContextNode>();
   node->opt_level = opt_level;
   node->required_pass = std::move(required_pass);
