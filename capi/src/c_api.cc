@@ -108,7 +108,8 @@ ErrorKind KindOf(TsStatus status) {
 }
 
 void ThrowCallbackError(TsStatus status, const std::string& where) {
-  std::string message = LastError();
+  // A message set before the call that ran the callback is not the callback's.
+  std::string message = ErrorSerial() != guard_error_serial ? LastError() : "";
   if (message.empty()) message = "failed without a message";
   throw Error(KindOf(status), where.empty() ? message : where + ": " + message);
 }

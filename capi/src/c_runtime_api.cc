@@ -34,6 +34,7 @@ namespace tessera::capi {
 
 namespace {
 thread_local std::string last_error;
+thread_local uint64_t error_serial = 0;
 }  // namespace
 
 TsStatus StatusOf(ErrorKind kind) {
@@ -58,7 +59,12 @@ TsStatus StatusOf(ErrorKind kind) {
 
 TsStatus Fail(TsStatus status, std::string message) {
   last_error = std::move(message);
+  ++error_serial;
   return status;
+}
+
+uint64_t ErrorSerial() {
+  return error_serial;
 }
 
 const char* LastError() {

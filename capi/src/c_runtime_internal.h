@@ -32,9 +32,21 @@ TsStatus Fail(TsStatus status, std::string message);
 /// This thread's last error message.
 const char* LastError();
 
+/// How many times this thread's last error has been set (Fail, TsSetLastError): tells
+/// whether a failing callback set a message of its own.
+uint64_t ErrorSerial();
+
+/// ErrorSerial() when the innermost Guard on this thread began.
+inline thread_local uint64_t guard_error_serial = 0;
+
 /// Runs `body`, translating every exception into a status; nothing escapes to C.
 template <typename F>
 TsStatus Guard(F&& body) {
+  struct Restore {
+    uint64_t outer = guard_error_serial;
+    ~Restore() { guard_error_serial = outer; }
+  } restore;
+  guard_error_serial = ErrorSerial();
   try {
     body();
     return TS_OK;

@@ -104,6 +104,7 @@ static int saw(const Recorder* r, const char* const* want, int n) {
 typedef struct {
   int calls, saw_config, saw_current;
   TsStatus fail; /* returned (with a message) instead of rewriting when not TS_OK */
+  int silent;    /* fail without setting a message */
 } PassState;
 
 /* Module pass: rewrites `multiply(X, 2f)` into `add(X, X)` in the module's text and checks
@@ -111,7 +112,7 @@ typedef struct {
 static TsStatus strength_reduce(TsModule mod, TsPassContext ctx, TsModule* out, void* user) {
   PassState* s = (PassState*)user;
   ++s->calls;
-  if (s->fail != TS_OK) return fail_with(s->fail, "no luck today");
+  if (s->fail != TS_OK) return s->silent ? s->fail : fail_with(s->fail, "no luck today");
   GrowingBuffer config = {NULL, 0};
   if (TsPassContextGetConfig(ctx, "testing.immutable_module", append_growing, &config) == TS_OK)
     s->saw_config = config.text && strcmp(config.text, "true") == 0;
@@ -314,6 +315,11 @@ static void test_custom_passes_in_sequential(void) {
   CHECK(TsPassRun(seq, mod, ctx, &again) == TS_ERROR_UNSUPPORTED);
   CHECK(error_has("no luck today") && error_has("StrengthReduce"));
   CHECK(rec.failed == 2); /* the pass and the Sequential around it */
+  /* Failing without a message of its own: not the last, unrelated message. */
+  reduce.silent = 1;
+  CHECK(TsPassRun(seq, mod, ctx, &again) == TS_ERROR_UNSUPPORTED);
+  CHECK(error_has("failed without a message") && !error_has("no luck today"));
+  reduce.silent = 0;
   reduce.fail = TS_OK;
   /* A function pass returning nothing, or not a function. */
   count.fail = TS_ERROR_VALUE;
