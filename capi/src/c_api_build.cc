@@ -43,6 +43,35 @@ TsStatus TsTargetPrint(TsTarget target, TsStringCallback callback, void* user_da
   return Guard([&] { Emit(target->target.ToString(), callback, user_data); });
 }
 
+TsStatus TsTargetGetKind(TsTarget target, TsStringRef* out) {
+  TS_REQUIRE(target);
+  TS_REQUIRE(out);
+  *out = RefOf(target->target.kind());
+  return TS_OK;
+}
+
+TsStatus TsTargetGetOption(TsTarget target, const char* name, TsAttribute* out) {
+  TS_REQUIRE(target);
+  TS_REQUIRE(name);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    const tessera::Target& t = target->target;
+    auto given = t.attrs().find(name);
+    if (given != t.attrs().end()) {
+      *out = GiveAttr(given->second);
+      return;
+    }
+    for (const tessera::TargetAttrSpec& spec :
+         tessera::BackendRegistry::Global().Get(t.kind()).attrs)
+      if (spec.name == name) {
+        *out = GiveAttr(spec.default_value);
+        return;
+      }
+    TS_THROW(kNotFound) << "TsTargetGetOption: target kind '" << t.kind() << "' has no option '"
+                        << name << "'";
+  });
+}
+
 void TsTargetDestroy(TsTarget target) {
   delete target;
 }

@@ -222,6 +222,23 @@ static void test_build_save_load(void) {
   Buffer printed = {{0}, 0};
   CHECK(TsTargetPrint(native, append, &printed) == TS_OK);
   CHECK(strcmp(printed.text, "native -num_threads=2") == 0);
+  /* Kind and options: the value given, else the kind's default; unknown is not found. */
+  TsStringRef kind = {NULL, 0};
+  CHECK(TsTargetGetKind(native, &kind) == TS_OK && kind.length == 6 &&
+        memcmp(kind.data, "native", 6) == 0);
+  TsAttribute option = NULL;
+  int64_t option_threads = -1;
+  CHECK(TsTargetGetOption(native, "num_threads", &option) == TS_OK &&
+        TsAttributeGetInt(option, &option_threads) == TS_OK && option_threads == 2);
+  TsAttributeDestroy(option);
+  TsTarget plain = NULL;
+  CHECK(TsTargetParse("native", &plain) == TS_OK);
+  CHECK(TsTargetGetOption(plain, "num_threads", &option) == TS_OK &&
+        TsAttributeGetInt(option, &option_threads) == TS_OK && option_threads == 0);
+  TsAttributeDestroy(option);
+  option = NULL;
+  CHECK(TsTargetGetOption(plain, "no_such", &option) == TS_ERROR_NOT_FOUND && option == NULL);
+  TsTargetDestroy(plain);
 
   /* Build for native under a pass context with a config. */
   TsPassContext ctx = NULL;

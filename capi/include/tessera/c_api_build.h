@@ -18,6 +18,12 @@ typedef struct TsTarget_* TsTarget; /**< a backend kind plus options */
 TS_CAPI_EXPORT TsStatus TsTargetParse(const char* text, TsTarget* out);
 /** Prints the target's canonical text (kind, then explicit options sorted by name). */
 TS_CAPI_EXPORT TsStatus TsTargetPrint(TsTarget target, TsStringCallback callback, void* user_data);
+/** The target's backend kind ("native"), borrowed from the target. */
+TS_CAPI_EXPORT TsStatus TsTargetGetKind(TsTarget target, TsStringRef* out);
+/** Option `name` of the target (NUL-terminated): the value given, else the kind's default
+ *  (None when it has none), as a new attribute. An option the kind does not have fails with
+ *  TS_ERROR_NOT_FOUND. */
+TS_CAPI_EXPORT TsStatus TsTargetGetOption(TsTarget target, const char* name, TsAttribute* out);
 /** Releases a target (NULL is ignored). */
 TS_CAPI_EXPORT void TsTargetDestroy(TsTarget target);
 /** JSON array of registered backends [{"name", "description", "options": [{"name",
