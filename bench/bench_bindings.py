@@ -96,6 +96,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=str(ROOT.parent / "build"))
     parser.add_argument("--baseline", required=False)
+    parser.add_argument("--baseline-label", default="baseline",
+                        help="what the baseline build is (e.g. its commit)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -122,7 +124,8 @@ def main():
              f"{platform.processor() or platform.machine()}, one pinned thread, "
              f"load {os.getloadavg()[0]:.2f}; median of {args.rounds} interleaved rounds, each "
              "the median of 5 repeats. Command: `/usr/bin/python3 bench/bench_bindings.py "
-             "--build build --baseline BASELINE_BUILD`.", ""]
+             "--build build --baseline BASELINE_BUILD`." +
+             (f" Baseline: {args.baseline_label}." if args.baseline else ""), ""]
     header = "| workload | " + " | ".join(medians) + (" | C API / baseline |" if args.baseline
                                                          else " |")
     lines += [header, "|" + " --- |" * (len(medians) + 1 + bool(args.baseline))]

@@ -198,6 +198,8 @@ const char* TsStatusName(TsStatus status) {
       return "internal error";
     case TS_ERROR_INVALID_ARGUMENT:
       return "invalid argument";
+    case TS_STATUS_MAX_ENUM:
+      break;
   }
   return "unknown status";
 }

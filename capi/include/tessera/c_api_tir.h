@@ -44,7 +44,8 @@ typedef enum TsPrimExprKind {
   TS_PRIM_EXPR_SELECT = 5,      /**< `cond ? t : f` */
   TS_PRIM_EXPR_CAST = 6,        /**< a dtype conversion */
   TS_PRIM_EXPR_BUFFER_LOAD = 7, /**< `buffer[indices...]` */
-  TS_PRIM_EXPR_INTRINSIC = 8    /**< a math intrinsic call (exp, sqrt, pow, ...) */
+  TS_PRIM_EXPR_INTRINSIC = 8, /**< a math intrinsic call (exp, sqrt, pow, ...) */
+  TS_PRIM_EXPR_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
 } TsPrimExprKind;
 
 /** Binary operators. DIV truncates for integers; FLOOR_DIV/FLOOR_MOD round toward -inf.
@@ -65,7 +66,8 @@ typedef enum TsBinaryOp {
   TS_BINARY_GT = 12,
   TS_BINARY_GE = 13,
   TS_BINARY_AND = 14,
-  TS_BINARY_OR = 15
+  TS_BINARY_OR = 15,
+  TS_BINARY_OP_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
 } TsBinaryOp;
 
 /** The kinds of statement. */
@@ -75,7 +77,8 @@ typedef enum TsStmtKind {
   TS_STMT_BUFFER_STORE = 2, /**< `buffer[indices...] = value` */
   TS_STMT_ALLOCATE = 3,     /**< a scratch buffer live during a body */
   TS_STMT_SEQ = 4,          /**< statements in order */
-  TS_STMT_IF_THEN_ELSE = 5  /**< a branch */
+  TS_STMT_IF_THEN_ELSE = 5, /**< a branch */
+  TS_STMT_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
 } TsStmtKind;
 
 /** How a loop's iterations are executed. */
@@ -83,11 +86,16 @@ typedef enum TsForKind {
   TS_FOR_SERIAL = 0,
   TS_FOR_PARALLEL = 1,
   TS_FOR_VECTORIZED = 2,
-  TS_FOR_UNROLLED = 3
+  TS_FOR_UNROLLED = 3,
+  TS_FOR_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
 } TsForKind;
 
 /** Whether a block iteration variable is data-parallel or a reduction axis. */
-typedef enum TsIterKind { TS_ITER_SPATIAL = 0, TS_ITER_REDUCE = 1 } TsIterKind;
+typedef enum TsIterKind {
+  TS_ITER_SPATIAL = 0,
+  TS_ITER_REDUCE = 1,
+  TS_ITER_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+} TsIterKind;
 
 /** The printed name of `op` ("+", "floordiv", "==", ...; static storage), or NULL when `op`
  *  is not a TsBinaryOp. */
