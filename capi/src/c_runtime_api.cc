@@ -299,6 +299,20 @@ TsStatus TsExecutableGetInputType(TsExecutable executable, size_t index, const i
   });
 }
 
+TsStatus TsExecutableGetOutputType(TsExecutable executable, size_t index, const int64_t** shape,
+                                   int32_t* ndim, TsDType* dtype) {
+  TS_REQUIRE(executable);
+  return Guard([&] {
+    const std::vector<int>& outputs = executable->exe->output_slots();
+    if (index >= outputs.size())
+      TS_THROW(kValue) << "TsExecutableGetOutputType: output " << index << " of " << outputs.size();
+    const tessera::runtime::Slot& s = executable->exe->slots()[outputs[index]];
+    if (shape) *shape = s.shape.data();
+    if (ndim) *ndim = static_cast<int32_t>(s.shape.size());
+    if (dtype) *dtype = DTypeToC(s.dtype);
+  });
+}
+
 TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads) {
   TS_REQUIRE(executable);
   TS_REQUIRE(num_threads);

@@ -44,6 +44,11 @@ class Executable:
         return [(tuple(shape), dtype) for shape, dtype in self._core.input_types]
 
     @property
+    def output_types(self):
+        """(shape, dtype name) of each output, in the order ``run`` returns them."""
+        return [(tuple(shape), dtype) for shape, dtype in self._core.output_types]
+
+    @property
     def kernels(self):
         """The kernel symbols @main calls, in call order."""
         return list(self._core.kernels)

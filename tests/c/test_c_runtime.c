@@ -73,6 +73,13 @@ static void RunOne(const char* dir, const char* name, TsNDArray* inputs) {
   size_t num_outputs = 0;
   int returns_tuple = -1, has_source = -1;
   CHECK(TsExecutableGetNumOutputs(exe, &num_outputs) == TS_OK && num_outputs == 1);
+  const int64_t* out_shape = NULL;
+  int32_t out_ndim = 0;
+  TsDType out_dtype = {0, 0, 0};
+  CHECK(TsExecutableGetOutputType(exe, 0, &out_shape, &out_ndim, &out_dtype) == TS_OK);
+  CHECK(out_ndim == 2 && out_shape[0] == 2 && out_shape[1] == 10 && out_dtype.code == 2 &&
+        out_dtype.bits == 32);
+  CHECK(TsExecutableGetOutputType(exe, 1, NULL, NULL, NULL) == TS_ERROR_VALUE);
   CHECK(TsExecutableReturnsTuple(exe, &returns_tuple) == TS_OK && returns_tuple == 0);
   GrowingBuffer kernels = {NULL, 0};
   CHECK(TsExecutableGetKernels(exe, append_growing, &kernels) == TS_OK && kernels.length > 0);

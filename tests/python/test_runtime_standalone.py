@@ -56,6 +56,7 @@ def test_saved_program_runs_in_a_runtime_only_process(tmp_path, kind):
     for name, value in inputs.items():
         np.save(tmp_path / f"{name}.npy", value)
     want = tessera.evaluate(tessera.parse(MODEL), **inputs)
+    assert ex.output_types == [(want.shape, str(want.dtype))]
     ex.save(tmp_path / "model.tsx")
     r = subprocess.run([sys.executable, "-c", SERVICE, str(tmp_path / "model.tsx"), str(tmp_path)],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ))

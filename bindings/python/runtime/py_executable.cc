@@ -65,6 +65,20 @@ void BindExecutable(py::module_& m) {
                                }
                                return out;
                              })
+      .def_property_readonly("output_types",
+                             [](const PyExecutable& e) {
+                               // (shape, dtype) per result, flattened as run returns them.
+                               py::list out;
+                               for (size_t i = 0; i < e.num_outputs; ++i) {
+                                 const int64_t* shape = nullptr;
+                                 int32_t ndim = 0;
+                                 TsDType dtype{};
+                                 Check(TsExecutableGetOutputType(Exe(e), i, &shape, &ndim, &dtype));
+                                 out.append(py::make_tuple(
+                                     std::vector<int64_t>(shape, shape + ndim), DTypeName(dtype)));
+                               }
+                               return out;
+                             })
       .def_property_readonly("num_outputs",
                              [](const PyExecutable& e) {
                                size_t n = 0;

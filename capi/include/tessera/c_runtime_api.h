@@ -138,6 +138,12 @@ TS_CAPI_EXPORT TsStatus TsExecutableGetNumInputs(TsExecutable executable, size_t
 TS_CAPI_EXPORT TsStatus TsExecutableGetInputType(TsExecutable executable, size_t index,
                                                  const int64_t** shape, int32_t* ndim,
                                                  TsDType* dtype);
+/** The shape (valid while the executable lives), rank and dtype of output `index` (a tuple
+ *  result flattened, as TsExecutableRun returns it); any out pointer may be NULL. An index
+ *  out of range fails with TS_ERROR_VALUE. */
+TS_CAPI_EXPORT TsStatus TsExecutableGetOutputType(TsExecutable executable, size_t index,
+                                                  const int64_t** shape, int32_t* ndim,
+                                                  TsDType* dtype);
 /** The number of threads of the executable's executor (the resolved count: 0 = all
  *  cores becomes the core count). */
 TS_CAPI_EXPORT TsStatus TsExecutableGetNumThreads(TsExecutable executable, int* num_threads);
