@@ -102,6 +102,7 @@ ErrorKind KindOf(TsStatus status) {
       return ErrorKind::kIO;
     case TS_OK:
     case TS_ERROR_INTERNAL:
+    case TS_STATUS_MIN_ENUM:
     case TS_STATUS_MAX_ENUM:
       break;
   }

@@ -198,6 +198,7 @@ const char* TsStatusName(TsStatus status) {
       return "internal error";
     case TS_ERROR_INVALID_ARGUMENT:
       return "invalid argument";
+    case TS_STATUS_MIN_ENUM:
     case TS_STATUS_MAX_ENUM:
       break;
   }

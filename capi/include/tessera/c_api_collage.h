@@ -197,7 +197,8 @@ typedef enum TsSubGraphIndexKind {
   TS_SUB_GRAPH_EXITS = 2,   /**< inside nodes read from outside */
   TS_SUB_GRAPH_INPUTS = 3,  /**< outside nodes it reads */
   TS_SUB_GRAPH_OUTPUTS = 4, /**< outside nodes reading it */
-  TS_SUB_GRAPH_INDEX_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_SUB_GRAPH_INDEX_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_SUB_GRAPH_INDEX_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsSubGraphIndexKind;
 /** How many indexes the set `kind` holds; an unknown kind fails with TS_ERROR_VALUE. */
 TS_CAPI_EXPORT TsStatus TsSubGraphGetNumIndexes(TsSubGraph sub_graph, TsSubGraphIndexKind kind,

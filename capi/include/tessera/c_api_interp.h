@@ -15,7 +15,8 @@ typedef struct TsValue_* TsValue; /**< an interpreter value: a tensor or a tuple
 typedef enum TsValueKind {
   TS_VALUE_TENSOR = 0,
   TS_VALUE_TUPLE = 1,
-  TS_VALUE_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_VALUE_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_VALUE_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsValueKind;
 
 /** A value holding `tensor` (shared, not copied: the value keeps its memory alive). `*out` is

@@ -56,7 +56,8 @@ typedef enum TsTypeKind {
   TS_TYPE_TENSOR = 0, /**< a tensor of static shape and dtype */
   TS_TYPE_TUPLE = 1,  /**< a tuple of types */
   TS_TYPE_FUNC = 2, /**< a function type */
-  TS_TYPE_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_TYPE_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_TYPE_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsTypeKind;
 
 /** A tensor type `Tensor[shape, dtype]` (`ndim` 0 is a scalar; `shape` is copied). A
@@ -106,7 +107,8 @@ typedef enum TsAttributeKind {
   TS_ATTRIBUTE_FLOAT = 3, /**< a double */
   TS_ATTRIBUTE_STRING = 4,
   TS_ATTRIBUTE_ARRAY = 5, /**< an array of attribute values (arrays nest) */
-  TS_ATTRIBUTE_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_ATTRIBUTE_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_ATTRIBUTE_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsAttributeKind;
 
 /* Attribute values are small owned values, not nodes: each Create gives a new
@@ -165,7 +167,8 @@ typedef enum TsExprKind {
   TS_EXPR_LET = 7,            /**< let var = value; body */
   TS_EXPR_FUNCTION = 8,       /**< a graph-level function */
   TS_EXPR_PRIM_FUNC = 9, /**< a tensor-level function (see c_api_tir.h) */
-  TS_EXPR_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_EXPR_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_EXPR_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsExprKind;
 
 /** The kind of `expr`. */
@@ -230,7 +233,8 @@ typedef enum TsOpPatternKind {
   TS_OP_PATTERN_OUT_ELEMWISE_FUSABLE = 4,
   TS_OP_PATTERN_TUPLE = 7,
   TS_OP_PATTERN_OPAQUE = 8,
-  TS_OP_PATTERN_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_OP_PATTERN_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_OP_PATTERN_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsOpPatternKind;
 
 /** The value kinds an op attribute accepts. */
@@ -245,7 +249,8 @@ typedef enum TsOpAttrType {
   TS_OP_ATTR_OPTIONAL_INT_ARRAY = 7, /**< int array or None */
   TS_OP_ATTR_INT_OR_INT_ARRAY = 8,   /**< an int or an int array, kept as given */
   TS_OP_ATTR_OPTIONAL_FLOAT = 9, /**< number or None */
-  TS_OP_ATTR_TYPE_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_OP_ATTR_TYPE_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_OP_ATTR_TYPE_MAX_ENUM = 0x7FFFFFFF
 } TsOpAttrType;
 
 /** One attribute of an op's schema. Strings are borrowed from the registry (valid for the

@@ -28,7 +28,8 @@ typedef enum TsPassKind {
   TS_PASS_FUNCTION = 1,
   TS_PASS_PRIM_FUNC = 2,
   TS_PASS_SEQUENTIAL = 3,
-  TS_PASS_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_PASS_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_PASS_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsPassKind;
 
 /* ---- Pass infos ------------------------------------------------------------------- */

@@ -45,7 +45,8 @@ typedef enum TsPrimExprKind {
   TS_PRIM_EXPR_CAST = 6,        /**< a dtype conversion */
   TS_PRIM_EXPR_BUFFER_LOAD = 7, /**< `buffer[indices...]` */
   TS_PRIM_EXPR_INTRINSIC = 8, /**< a math intrinsic call (exp, sqrt, pow, ...) */
-  TS_PRIM_EXPR_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_PRIM_EXPR_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_PRIM_EXPR_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsPrimExprKind;
 
 /** Binary operators. DIV truncates for integers; FLOOR_DIV/FLOOR_MOD round toward -inf.
@@ -67,7 +68,8 @@ typedef enum TsBinaryOp {
   TS_BINARY_GE = 13,
   TS_BINARY_AND = 14,
   TS_BINARY_OR = 15,
-  TS_BINARY_OP_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_BINARY_OP_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_BINARY_OP_MAX_ENUM = 0x7FFFFFFF
 } TsBinaryOp;
 
 /** The kinds of statement. */
@@ -78,7 +80,8 @@ typedef enum TsStmtKind {
   TS_STMT_ALLOCATE = 3,     /**< a scratch buffer live during a body */
   TS_STMT_SEQ = 4,          /**< statements in order */
   TS_STMT_IF_THEN_ELSE = 5, /**< a branch */
-  TS_STMT_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_STMT_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_STMT_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsStmtKind;
 
 /** How a loop's iterations are executed. */
@@ -87,14 +90,16 @@ typedef enum TsForKind {
   TS_FOR_PARALLEL = 1,
   TS_FOR_VECTORIZED = 2,
   TS_FOR_UNROLLED = 3,
-  TS_FOR_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_FOR_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_FOR_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsForKind;
 
 /** Whether a block iteration variable is data-parallel or a reduction axis. */
 typedef enum TsIterKind {
   TS_ITER_SPATIAL = 0,
   TS_ITER_REDUCE = 1,
-  TS_ITER_KIND_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_ITER_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_ITER_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsIterKind;
 
 /** The printed name of `op` ("+", "floordiv", "==", ...; static storage), or NULL when `op`

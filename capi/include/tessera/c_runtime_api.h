@@ -39,7 +39,8 @@ typedef enum TsStatus {
   TS_ERROR_IO = 6,              /**< file system failure */
   TS_ERROR_INTERNAL = 7,        /**< a Tessera bug */
   TS_ERROR_INVALID_ARGUMENT = 8, /**< null handle or pointer where one is required */
-  TS_STATUS_MAX_ENUM = 0x7FFFFFFF /**< not a value: the enum spans int */
+  TS_STATUS_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
+  TS_STATUS_MAX_ENUM = 0x7FFFFFFF
 } TsStatus;
 
 /** The message of the last failed call on this thread ("" if none). Valid until the next
