@@ -412,23 +412,27 @@ void BindPassContext(py::module_& m) {
                        "PassContext: trace must be callable, got " + TypeName(trace));
                insts.push_back(TraceInstrument(trace));
              }
-             std::string json = JsonObjectOf(config, "config", true);
+             JsonObjectOf(config, "config", true);  // the dict's shape, checked up front
              std::vector<const char*> req = CStrings(required);
              std::vector<const char*> dis = CStrings(disabled);
              std::vector<TsPassInstrument> handles;
              for (const InstrumentRef& i : insts) handles.push_back(i.get());
              TsPassContext out = nullptr;
-             TsStatus status = TsPassContextCreateWithInstruments(
-                 opt_level, req.data(), req.size(), dis.data(), dis.size(),
-                 json.empty() ? nullptr : json.c_str(), handles.data(), handles.size(), &out);
-             // Unknown keys and values a key's check rejects are config errors; a bad
-             // opt_level is a plain value error.
-             bool opt_level_error =
-                 std::string(TsGetLastError()).rfind("PassContext: opt_level", 0) == 0;
-             if (status == TS_ERROR_NOT_FOUND || (status == TS_ERROR_VALUE && !opt_level_error))
-               RaiseConfigError();
-             Check(status);
-             return ContextOfHandle(out);
+             Check(TsPassContextCreateWithInstruments(opt_level, req.data(), req.size(), dis.data(),
+                                                      dis.size(), nullptr, handles.data(),
+                                                      handles.size(), &out));
+             PyPassContext ctx = ContextOfHandle(out);
+             // Config keys one by one: unknown keys and values a key's check rejects are
+             // config errors (an AttributeError too, as in TVM).
+             if (!config.is_none())
+               for (auto [key, value] : py::reinterpret_borrow<py::dict>(config)) {
+                 std::string name = key.cast<std::string>();
+                 std::string json = JsonOf(value, "config '" + name + "'");
+                 TsStatus status = TsPassContextSetConfig(out, name.c_str(), json.c_str());
+                 if (status == TS_ERROR_NOT_FOUND || status == TS_ERROR_VALUE) RaiseConfigError();
+                 Check(status);
+               }
+             return ctx;
            }),
            py::arg("opt_level") = 2, py::arg("required_pass") = py::none(),
            py::arg("disabled_pass") = py::none(), py::arg("instruments") = py::none(),
