@@ -91,6 +91,10 @@ class IndexMap {
   /// Proves that the map is the identity on every index of `shape` (same arity and
   /// outputs, each output equal to its input on the domain). Exact for every accepted map.
   bool IsIdentity(const std::vector<int64_t>& shape) const;
+  /// Proves that this map and `other` (same arity) give the same outputs on every index of
+  /// `shape`. Exact for every accepted map (both are brought to a normal form that uses
+  /// the domain, e.g. c % 64 is c when c < 64).
+  bool EqualOn(const IndexMap& other, const std::vector<int64_t>& shape) const;
   /// Whether the map only permutes axes; sets `axes` (output k reads input axes[k]) if so.
   bool IsPermutation(std::vector<int64_t>* axes = nullptr) const;
 
