@@ -14,16 +14,20 @@ ALLOWED = {
     "capi_runtime": _CORE,
     "worker": _CORE,
     "ir": _CORE,
-    "op": ["ir"] + _CORE,
+    # IndexMap and the PrimFunc layout analyses: only the IR below them, since ops
+    # (layout_transform) are defined with them.
+    "layout": ["ir"] + _CORE,
+    "op": ["layout", "ir"] + _CORE,
     "target": ["ir"] + _CORE,
-    "pattern": ["op", "ir"] + _CORE,
-    "transform": ["pattern", "op", "target", "ir"] + _CORE,
-    "backend": ["transform", "pattern", "op", "target", "ir"] + _CORE,
-    "layout": ["transform", "pattern", "op", "target", "ir"] + _CORE,
-    "collage": ["backend", "transform", "pattern", "op", "target", "ir"] + _CORE,
-    "frontend": ["transform", "op", "ir"] + _CORE,
-    "registry": ["frontend", "collage", "layout", "backend", "transform", "pattern", "op",
-                 "target", "ir"] + _CORE,
+    "pattern": ["op", "layout", "ir"] + _CORE,
+    "transform": ["pattern", "op", "layout", "target", "ir"] + _CORE,
+    "backend": ["transform", "pattern", "op", "layout", "target", "ir"] + _CORE,
+    # The layout-planning passes lower single ops to read their access patterns.
+    "layout_plan": ["backend", "transform", "pattern", "op", "layout", "target", "ir"] + _CORE,
+    "collage": ["backend", "transform", "pattern", "op", "layout", "target", "ir"] + _CORE,
+    "frontend": ["transform", "op", "layout", "ir"] + _CORE,
+    "registry": ["frontend", "collage", "layout_plan", "layout", "backend", "transform",
+                 "pattern", "op", "target", "ir"] + _CORE,
 }
 ALLOWED["tools"] = ["registry"] + ALLOWED["registry"] + ["capi", "capi_runtime"]
 ALLOWED["capi"] = ["capi_runtime", "registry"] + ALLOWED["registry"]

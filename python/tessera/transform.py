@@ -239,3 +239,20 @@ def AnnotateTarget(compilers="dnnl", include_non_call_ops=True):  # noqa: N802
 
 
 __all__ += ["MergeComposite", "AnnotateTarget"]
+
+
+# ---- Layout planning (TVM's ConvertLayout call form) ---------------------------------
+
+def ConvertLayout(desired_layouts):  # noqa: N802 - TVM's name
+    """Gives layout-critical ops the wanted layouts and freezes them; ``desired_layouts``
+    maps an op name to its layouts, as TVM's ``ConvertLayout`` takes them:
+    ``{"nn.conv2d": ["NCHW16c", "OIHW16i16o"]}`` ("default" keeps one). A list of
+    ``[op, layout, ...]`` lists is accepted too. Run ``PlanLayouts()`` after it."""
+    if isinstance(desired_layouts, dict):
+        entries = [[op] + list(layouts) for op, layouts in desired_layouts.items()]
+    else:
+        entries = [list(e) for e in desired_layouts]
+    return get_pass("ConvertLayout", desired_layouts=entries)
+
+
+__all__ += ["ConvertLayout"]

@@ -5,6 +5,7 @@
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/backend/native/native_backend.h"
 #include "tessera/collage/collage_partition.h"
+#include "tessera/layout_plan/layout_passes.h"
 #include "tessera/op/ops.h"
 #include "tessera/pattern/pattern_table.h"
 #include "tessera/target/backend_registry.h"
@@ -45,6 +46,7 @@ std::vector<PassRegistration> BuiltinPassRegistrations() {
   AppendTransformPasses(passes);
   AppendCollagePasses(passes);
   AppendLoweringPasses(passes);
+  AppendLayoutPasses(passes);
   return passes;
 }
 

@@ -4,17 +4,9 @@
 #include <functional>
 
 #include "tessera/ir/module.h"
+#include "tessera/transform/optimizable.h"
 
 namespace tessera {
-
-/// True for functions optimisation passes leave alone: already a kernel (`Primitive`),
-/// owned by a backend (`Compiler`) or marked `SkipOptimization`.
-bool IsKernelOrSkipped(const Expr& expr);
-
-/// Replaces every graph function that is not IsKernelOrSkipped by `rewrite(func)` (when
-/// it returns a different node), keeping the module's identity when nothing changes.
-IRModule MapOptimizableFunctions(const IRModule& mod,
-                                 const std::function<Expr(const Function&)>& rewrite);
 
 /// Splits a pass option "dnnl,blas" into compiler names; empty items and an empty list
 /// are value errors naming `what`.

@@ -1,0 +1,46 @@
+// The layout-planning passes: user-chosen and backend-preferred layouts for
+// layout-critical ops, and the planner that flows, cancels and folds layout rewrites.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/transform/pass.h"
+#include "tessera/transform/pass_registry.h"
+
+namespace tessera {
+
+/// Per op name, the wanted layouts: [data layout, kernel layout] for nn.conv2d ("default"
+/// keeps the current one), [layout] for pooling ops.
+using DesiredLayouts = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+/// Gives each call of a listed op the wanted layouts (TVM layout strings: NHWC, HWIO,
+/// NCHW16c, OIHW16i16o, ...): operands get layout_transforms into them, the result one
+/// back (with a crop when the layout padded it), and the call is marked frozen_layout.
+/// Calls already frozen are left alone. Run PlanLayouts after it to cancel the rewrites
+/// between neighbouring ops.
+Pass ConvertLayout(DesiredLayouts desired);
+
+/// ConvertLayout with the layouts `target`'s kernels prefer, chosen per call. For
+/// "native": each ungrouped or depthwise nn.conv2d in NCHW/OIHW gets channel-blocked
+/// layouts (NCHW[b]c data, OIHW[b]i[b']o weights, NCHW[b']c result) with blocks the
+/// largest powers of two up to the SIMD width (16 floats with AVX-512) dividing its input
+/// and output channels; a conv whose output channels have no block of 4 or more keeps its
+/// layouts. Other targets are a value error until their kernels declare preferences.
+Pass AlterOpLayout(std::string target = "native");
+
+/// PlanLayouts: flows every layout_transform backward through the ops producing its input
+/// (elementwise and broadcast ops, bias_add), as far as that lowers the bytes the
+/// transforms move; composes and cancels adjacent transforms, folds crop/pad pairs, and
+/// folds transforms of constants into the constants; to a fixpoint. Frozen ops, graph
+/// inputs and outputs keep their layouts.
+Pass PlanLayouts();
+
+/// Only the cancellation and folding rules of PlanLayouts (no flow).
+Pass SimplifyLayoutTransforms();
+
+/// Appends the layout passes to the built-in pass table.
+void AppendLayoutPasses(std::vector<PassRegistration>& passes);
+
+}  // namespace tessera

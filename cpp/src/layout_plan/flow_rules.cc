@@ -1,0 +1,179 @@
+// Backward flow of a layout through one op call, from the op's own PrimFunc.
+#include "flow_rules.h"
+
+#include "layout_ops.h"
+#include "tessera/backend/lower/lower_primitive.h"
+#include "tessera/ir/infer_type.h"
+#include "tessera/ir/module.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/type.h"
+#include "tessera/layout/suggest_layout_transforms.h"
+#include "tessera/support/error.h"
+
+namespace tessera::layout_plan {
+
+namespace {
+
+using layout::IndexMap;
+
+/// The op alone as a PrimFunc (params: one buffer per argument, then the result), or
+/// nullopt when an argument is not a tensor or the op has no compute rule.
+std::optional<tir::PrimFunc> LowerAlone(const CallNode* call) {
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const Type& t = call->args[i]->checked_type_or_null();
+    if (!t || !t.as<TensorTypeNode>()) return std::nullopt;
+    Var p = MakeVar("p" + std::to_string(i), t);
+    params.push_back(p);
+    args.push_back(p);
+  }
+  try {
+    Function fn = MakeFunction(params, MakeCall(call->callee, args, call->attrs, call->type_args));
+    Function typed = InferTypes(IRModule::FromExpr(fn)).LookupFunction("main");
+    return lower::LowerPrimitive(WithAttr(typed, attr::kPrimitive, int64_t{1}), "layout_probe");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+/// out index -> operand index under NumPy broadcasting of `in` into `out`.
+IndexMap BroadcastMap(const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
+  std::vector<tir::Var> vars;
+  for (size_t d = 0; d < out.size(); ++d) vars.push_back(tir::MakeVar("o" + std::to_string(d)));
+  std::vector<tir::PrimExpr> fin;
+  const size_t lead = out.size() - in.size();
+  for (size_t k = 0; k < in.size(); ++k) {
+    size_t d = lead + k;
+    if (in[k] == 1 && out[d] != 1) {
+      fin.push_back(tir::IntImm(0));
+    } else {
+      fin.push_back(vars[d]);
+    }
+  }
+  return IndexMap(vars, fin);
+}
+
+/// The flow through an elementwise or broadcast op that keeps the op.
+std::optional<LayoutFlow> FlowElementwise(const CallNode* call, const IndexMap& map) {
+  auto out_shape = ShapeOf(Expr(call));
+  if (!out_shape) return std::nullopt;
+  auto func = LowerAlone(call);
+  if (!func) return std::nullopt;
+  layout::LayoutSuggestion s = layout::SuggestLayoutTransforms(*func, {map});
+  LayoutFlow flow{call->op()->name, call->attrs, call->args, {}};
+  std::vector<Expr> probes;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    auto shape = ShapeOf(call->args[i]);
+    if (!shape) return std::nullopt;
+    const IndexMap& m = s.params[i];
+    if (shape->empty()) {
+      flow.maps.emplace_back();
+      probes.push_back(call->args[i]);
+      continue;
+    }
+    if (!m.defined() || !m.IsBijective(*shape)) return std::nullopt;
+    const auto* tt = call->args[i]->checked_type().as<TensorTypeNode>();
+    probes.push_back(MakeVar("p" + std::to_string(i), MakeTensorType(m.MapShape(*shape), tt->dtype)));
+    flow.maps.push_back(m);
+  }
+  // The op on the new shapes must compute the rewritten result: same result shape, and
+  // each operand broadcast the way the rewritten access pattern reads it.
+  std::vector<int64_t> new_out = map.MapShape(*out_shape);
+  try {
+    Type t = InferExprType(MakeOpCall(flow.op, probes, flow.attrs));
+    const auto* tt = t.as<TensorTypeNode>();
+    if (!tt || tt->shape != new_out) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    if (!flow.maps[i].defined()) continue;
+    auto shape = *ShapeOf(call->args[i]);
+    IndexMap old_b = BroadcastMap(*out_shape, shape);
+    IndexMap new_b = BroadcastMap(new_out, flow.maps[i].MapShape(shape));
+    if (!map.ComposeWith(new_b).EqualOn(old_b.ComposeWith(flow.maps[i]), *out_shape))
+      return std::nullopt;
+  }
+  return flow;
+}
+
+/// nn.bias_add(x, b, axis) as add(x, reshape(b)) with b's axis placed for broadcasting.
+std::optional<LayoutFlow> FlowBiasAdd(const CallNode* call, const IndexMap& map) {
+  auto x_shape = ShapeOf(call->args[0]);
+  auto b_shape = ShapeOf(call->args[1]);
+  if (!x_shape || !b_shape || b_shape->size() != 1) return std::nullopt;
+  int64_t rank = static_cast<int64_t>(x_shape->size());
+  int64_t axis = call->attrs.GetInt("axis");
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> shape{(*b_shape)[0]};
+  for (int64_t d = axis + 1; d < rank; ++d) shape.push_back(1);
+  Expr bias;
+  if (const auto* c = call->args[1].as<ConstantNode>()) {
+    bias = MakeConstant(c->data.Reshaped(shape));
+  } else {
+    bias = MakeOpCall("reshape", {call->args[1]}, Attrs{{"newshape", AttrValue::Ints(shape)}});
+  }
+  Expr add = MakeOpCall("add", {call->args[0], bias});
+  try {
+    add->set_checked_type(InferExprType(add));
+    bias->set_checked_type(InferExprType(bias));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return FlowElementwise(add.as<CallNode>(), map);
+}
+
+/// A pooling op whose `layout` attribute can take the layout `map` leads to (NHWC or
+/// NCHW[b]c from NCHW): the op switches layout and its input takes the same map.
+std::optional<LayoutFlow> FlowPool(const CallNode* call, const IndexMap& map) {
+  auto out_shape = ShapeOf(Expr(call));
+  auto in_shape = ShapeOf(call->args[0]);
+  const AttrValue* layout = call->attrs.Find("layout");
+  if (!out_shape || !in_shape || !layout || !layout->is_string()) return std::nullopt;
+  const std::string& from = layout->AsString();
+  const AttrValue* out_layout = call->attrs.Find("out_layout");
+  if (out_layout && out_layout->is_string() && !out_layout->AsString().empty())
+    return std::nullopt;
+  std::vector<std::string> candidates{"NHWC", "NCHW"};
+  for (int b = 2; b <= 64; b *= 2) candidates.push_back("NCHW" + std::to_string(b) + "c");
+  for (const std::string& to : candidates) {
+    if (to == from) continue;
+    IndexMap want;
+    try {
+      want = IndexMap::FromLayouts(from, to);
+    } catch (const Error&) {
+      continue;
+    }
+    if (want.arity() != map.arity() || !want.EqualOn(map, *out_shape)) continue;
+    if (!want.IsBijective(*in_shape) || !want.IsBijective(*out_shape)) return std::nullopt;
+    LayoutFlow flow{call->op()->name, call->attrs.With("layout", to), call->args, {want}};
+    try {
+      const auto* tt = call->args[0]->checked_type().as<TensorTypeNode>();
+      Expr probe = MakeVar("p", MakeTensorType(want.MapShape(*in_shape), tt->dtype));
+      Type t = InferExprType(MakeOpCall(flow.op, {probe}, flow.attrs));
+      const auto* rt = t.as<TensorTypeNode>();
+      if (!rt || rt->shape != want.MapShape(*out_shape)) return std::nullopt;
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    return flow;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map) {
+  if (!call->op() || IsFrozen(call)) return std::nullopt;
+  const std::string& name = call->op()->name;
+  if (name == "nn.bias_add") return FlowBiasAdd(call, map);
+  if (name == "nn.max_pool2d" || name == "nn.avg_pool2d" || name == "nn.global_avg_pool2d" ||
+      name == "nn.global_max_pool2d")
+    return FlowPool(call, map);
+  const OpDef* def = OpRegistry::Global().Find(name);
+  if (!def || def->pattern > OpPatternKind::kBroadcast) return std::nullopt;
+  return FlowElementwise(call, map);
+}
+
+}  // namespace tessera::layout_plan

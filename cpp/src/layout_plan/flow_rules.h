@@ -1,0 +1,31 @@
+// Private: how a layout flows backward through one op call (result map -> operand maps).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/expr.h"
+#include "tessera/layout/index_map.h"
+
+namespace tessera::layout_plan {
+
+/// The op to compute in the new layout: the call `op(operands'..., attrs)`, where operand
+/// i is to be rewritten by `maps[i]` (an undefined map leaves a scalar operand as is).
+struct LayoutFlow {
+  std::string op;
+  Attrs attrs;
+  std::vector<Expr> operands;
+  std::vector<layout::IndexMap> maps;
+};
+
+/// How `call`'s result, wanted under the bijection `map`, can be computed from rewritten
+/// operands instead; nullopt where the layout does not flow (frozen, opaque or
+/// index-sensitive ops the analysis does not understand, maps that would pad).
+/// Elementwise and broadcast ops keep their op: the operand maps come from
+/// SuggestLayoutTransforms on the op's own PrimFunc and are checked to agree with the
+/// op's broadcasting on the new shapes. nn.bias_add becomes an add of a reshaped bias.
+/// Pooling ops switch their `layout` attribute (NHWC, NCHW[b]c) when the map is one.
+std::optional<LayoutFlow> FlowThrough(const CallNode* call, const layout::IndexMap& map);
+
+}  // namespace tessera::layout_plan

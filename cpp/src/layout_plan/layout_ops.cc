@@ -1,0 +1,55 @@
+// Reading and building the layout ops for the layout passes.
+#include "layout_ops.h"
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "tessera/ir/op.h"
+#include "tessera/ir/type.h"
+
+namespace tessera::layout_plan {
+
+const CallNode* AsOpCall(const Expr& e, const char* name) {
+  const auto* call = e.as<CallNode>();
+  return call && call->op() && call->op()->name == name ? call : nullptr;
+}
+
+layout::IndexMap TransformMap(const CallNode* call) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, layout::IndexMap> cache;
+  const std::string& text = call->attrs.GetString("index_map");
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(text);
+  if (it != cache.end()) return it->second;
+  layout::IndexMap map = layout::IndexMap::Parse(text);
+  if (cache.size() > 4096) cache.clear();
+  cache.emplace(text, map);
+  return map;
+}
+
+Expr MakeLayoutTransform(const Expr& x, const layout::IndexMap& map, const AttrValue& pad_value) {
+  return MakeOpCall("layout_transform", {x},
+                    Attrs{{"index_map", map.ToString()}, {"pad_value", pad_value}});
+}
+
+std::optional<std::vector<int64_t>> ShapeOf(const Expr& e) {
+  const Type& t = e->checked_type_or_null();
+  const auto* tt = t ? t.as<TensorTypeNode>() : nullptr;
+  if (!tt) return std::nullopt;
+  return tt->shape;
+}
+
+double BytesOf(const std::vector<int64_t>& shape, const Expr& like) {
+  const auto* tt = like->checked_type().as<TensorTypeNode>();
+  double n = DTypeBytes(tt->dtype);
+  for (int64_t d : shape) n *= static_cast<double>(d);
+  return n;
+}
+
+bool IsFrozen(const CallNode* call) {
+  const AttrValue* v = call->attrs.Find("frozen_layout");
+  return v && v->is_bool() && v->AsBool();
+}
+
+}  // namespace tessera::layout_plan

@@ -1,0 +1,27 @@
+// Private: reading and building the layout ops (layout_transform, nn.pad, crop) and the
+// shapes the layout passes reason about.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tessera/ir/expr.h"
+#include "tessera/layout/index_map.h"
+
+namespace tessera::layout_plan {
+
+/// The call if `e` is a call of op `name`, else nullptr.
+const CallNode* AsOpCall(const Expr& e, const char* name);
+/// The index map of a layout_transform call (parsed once per distinct text).
+layout::IndexMap TransformMap(const CallNode* call);
+/// layout_transform(x, map) with `pad_value` (None: the compiler may choose).
+Expr MakeLayoutTransform(const Expr& x, const layout::IndexMap& map,
+                         const AttrValue& pad_value = AttrValue());
+/// The shape of a tensor-typed (type-checked) expression, or nullopt.
+std::optional<std::vector<int64_t>> ShapeOf(const Expr& e);
+/// Bytes of a tensor of `shape` with the dtype of tensor-typed `like`.
+double BytesOf(const std::vector<int64_t>& shape, const Expr& like);
+/// Whether the call carries frozen_layout=True.
+bool IsFrozen(const CallNode* call);
+
+}  // namespace tessera::layout_plan

@@ -1,0 +1,219 @@
+// PlanLayouts: flows layout rewrites backward by bytes moved, then cancels and folds them.
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "flow_rules.h"
+#include "layout_ops.h"
+#include "simplify_layout.h"
+#include "tessera/ir/infer_type.h"
+#include "tessera/ir/op.h"
+#include "tessera/ir/visitor.h"
+#include "tessera/layout_plan/layout_passes.h"
+#include "tessera/transform/optimizable.h"
+#include "tessera/transform/passes.h"
+
+namespace tessera::layout_plan {
+
+namespace {
+
+using layout::IndexMap;
+
+/// Deeper flows than this materialise (keeps the recursion bounded on long chains).
+constexpr int kMaxFlowDepth = 200;
+
+/// Where a wanted layout of a value comes from.
+enum class Choice { kIdentity, kMaterialize, kConstant, kCompose, kFlow };
+
+/// The cheapest way to get one value under one map, and what it costs in bytes moved.
+struct Plan {
+  Choice choice = Choice::kMaterialize;
+  double cost = 0;
+  IndexMap composed;                ///< kCompose: the map for the transform's input
+  std::optional<LayoutFlow> flow;  ///< kFlow
+};
+
+/// Chooses, per (value, map) demand, between materialising a transform and pushing the
+/// demand into the value's producer, by the bytes the transforms would move.
+class Planner {
+ public:
+  explicit Planner(const Expr& body) {
+    PostOrderVisit(body, [&](const Expr& e) {
+      for (const Expr& child : ExprChildren(e)) ++uses_[child.get()];
+    });
+  }
+
+  /// The bytes moved to produce `v` under bijection `m` by the cheapest plan.
+  double Cost(const Expr& v, const IndexMap& m, int depth = 0) { return Decide(v, m, depth).cost; }
+
+  /// `v` under `m`, built by the chosen plan (memoised, so shared demands share nodes).
+  Expr Apply(const Expr& v, const IndexMap& m) {
+    auto key = std::make_pair(v.get(), m.ToString());
+    auto it = built_.find(key);
+    if (it != built_.end()) return it->second;
+    const Plan& plan = Decide(v, m, 0);
+    Expr out;
+    switch (plan.choice) {
+      case Choice::kIdentity:
+        out = v;
+        break;
+      case Choice::kMaterialize:
+        out = MakeLayoutTransform(v, m);
+        break;
+      case Choice::kConstant:
+        out = MakeConstant(m.Apply(v.as<ConstantNode>()->data));
+        break;
+      case Choice::kCompose:
+        out = Apply(v.as<CallNode>()->args[0], plan.composed);
+        break;
+      case Choice::kFlow: {
+        std::vector<Expr> args;
+        for (size_t i = 0; i < plan.flow->operands.size(); ++i) {
+          const IndexMap& om = plan.flow->maps[i];
+          args.push_back(om.defined() ? Apply(plan.flow->operands[i], om)
+                                      : plan.flow->operands[i]);
+        }
+        out = MakeOpCall(plan.flow->op, args, plan.flow->attrs);
+        break;
+      }
+    }
+    built_.emplace(key, out);
+    return out;
+  }
+
+ private:
+  const Plan& Decide(const Expr& v, const IndexMap& m, int depth) {
+    auto key = std::make_pair(v.get(), m.ToString());
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+    Plan plan;
+    auto shape = ShapeOf(v);
+    if (!shape) {
+      plan.cost = std::numeric_limits<double>::infinity();
+      return plans_.emplace(key, plan).first->second;
+    }
+    if (m.IsIdentity(*shape)) {
+      plan.choice = Choice::kIdentity;
+      return plans_.emplace(key, plan).first->second;
+    }
+    plan.cost = BytesOf(m.MapShape(*shape), v);
+    if (v.as<ConstantNode>()) {
+      plan.choice = Choice::kConstant;
+      plan.cost = 0;
+    } else if (depth < kMaxFlowDepth) {
+      if (const auto* lt = AsOpCall(v, "layout_transform")) {
+        auto u_shape = ShapeOf(lt->args[0]);
+        IndexMap n = TransformMap(lt);
+        if (u_shape && n.IsBijective(*u_shape)) {
+          IndexMap composed = n.ComposeWith(m);
+          double c = Cost(lt->args[0], composed, depth + 1);
+          if (c < plan.cost) {
+            plan.choice = Choice::kCompose;
+            plan.cost = c;
+            plan.composed = composed;
+          }
+        }
+      } else if (const auto* call = v.as<CallNode>(); call && uses_[v.get()] <= 1) {
+        if (auto flow = FlowThrough(call, m)) {
+          double c = 0;
+          for (size_t i = 0; i < flow->operands.size(); ++i)
+            if (flow->maps[i].defined()) c += Cost(flow->operands[i], flow->maps[i], depth + 1);
+          if (c < plan.cost) {
+            plan.choice = Choice::kFlow;
+            plan.cost = c;
+            plan.flow = std::move(flow);
+          }
+        }
+      }
+    }
+    return plans_.emplace(key, std::move(plan)).first->second;
+  }
+
+  std::unordered_map<const ExprNode*, int> uses_;
+  std::map<std::pair<const ExprNode*, std::string>, Plan> plans_;
+  std::map<std::pair<const ExprNode*, std::string>, Expr> built_;
+};
+
+/// Replaces chosen nodes of the original graph by their plans' results.
+class Replacer : public ExprMutator {
+ public:
+  explicit Replacer(std::unordered_map<const ExprNode*, Expr> replacements)
+      : replacements_(std::move(replacements)) {}
+
+ protected:
+  Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
+    auto it = replacements_.find(original.get());
+    return it == replacements_.end() ? rebuilt : it->second;
+  }
+
+ private:
+  std::unordered_map<const ExprNode*, Expr> replacements_;
+};
+
+}  // namespace
+
+/// Types every function of `mod`, then applies `fn` to each optimisable one.
+IRModule RewriteTyped(const IRModule& mod, const std::function<Expr(const Function&)>& fn) {
+  return InferTypes(MapOptimizableFunctions(InferTypes(mod), fn));
+}
+
+/// One round of flow over a typed function; `changed` says whether a transform moved.
+Expr FlowRound(const Function& func, bool* changed) {
+  Planner planner(func);
+  std::unordered_map<const ExprNode*, Expr> replacements;
+  PostOrderVisit(func->body, [&](const Expr& e) {
+    const auto* lt = AsOpCall(e, "layout_transform");
+    if (!lt) return;
+    auto shape = ShapeOf(lt->args[0]);
+    if (!shape) return;
+    IndexMap m = TransformMap(lt);
+    if (!m.IsBijective(*shape)) return;
+    double before = BytesOf(m.MapShape(*shape), lt->args[0]);
+    if (planner.Cost(lt->args[0], m) < before) replacements.emplace(e.get(), planner.Apply(lt->args[0], m));
+  });
+  *changed = !replacements.empty();
+  if (!*changed) return func;
+  return Replacer(std::move(replacements)).Mutate(func);
+}
+
+}  // namespace tessera::layout_plan
+
+namespace tessera {
+
+Pass SimplifyLayoutTransforms() {
+  return CreateModulePass(
+      [](IRModule mod, const PassContext&) {
+        return layout_plan::RewriteTyped(mod, [](const Function& f) {
+          return layout_plan::SimplifyLayoutRewrites(f);
+        });
+      },
+      PassInfo{"SimplifyLayoutTransforms", 0, {}});
+}
+
+Pass PlanLayouts() {
+  return CreateModulePass(
+      [](IRModule mod, const PassContext& ctx) {
+        mod = EliminateCommonSubexpr()(mod, ctx);
+        for (int round = 0; round < 16; ++round) {
+          bool moved = false;
+          int simplified = 0;
+          mod = layout_plan::RewriteTyped(mod, [&](const Function& f) {
+            bool changed = false;
+            Expr out = layout_plan::FlowRound(f, &changed);
+            moved = moved || changed;
+            return out;
+          });
+          mod = layout_plan::RewriteTyped(mod, [&](const Function& f) {
+            int n = 0;
+            Expr out = layout_plan::SimplifyLayoutRewrites(f, &n);
+            simplified += n;
+            return out;
+          });
+          if (!moved && simplified == 0) break;
+        }
+        return EliminateCommonSubexpr()(mod, ctx);
+      },
+      PassInfo{"PlanLayouts", 0, {}});
+}
+
+}  // namespace tessera

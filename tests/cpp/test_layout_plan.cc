@@ -1,0 +1,195 @@
+// The layout-planning passes: PlanLayouts' flow, cancellation and folding (IR in,
+// expected IR out, same numbers), ConvertLayout and AlterOpLayout.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "pass_test_util.h"
+#include "test_util.h"
+#include "tessera/ir/visitor.h"
+#include "tessera/layout_plan/layout_passes.h"
+#include "tessera/transform/pass_registry.h"
+
+namespace tessera {
+namespace testing {
+namespace {
+
+/// @main of `text` with the parameters named in `names` replaced by seeded random
+/// constants (weights a pass may fold into).
+IRModule WithConstants(const std::string& text, const std::vector<std::string>& names) {
+  IRModule mod = ParseModule(text);
+  Function main = mod.LookupFunction("main");
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::unordered_map<const VarNode*, Expr> bind;
+  std::vector<Var> params;
+  for (const Var& p : main->params) {
+    if (std::find(names.begin(), names.end(), p->name_hint) == names.end()) {
+      params.push_back(p);
+      continue;
+    }
+    const auto* t = p->type_annotation.as<TensorTypeNode>();
+    NDArray a = NDArray::Empty(t->shape, t->dtype);
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.SetFloat(i, dist(rng));
+    bind[p.get()] = MakeConstant(a);
+  }
+  return InferTypes(
+      mod.WithFunction("main", MakeFunction(params, Substitute(main->body, bind), nullptr, main->attrs)));
+}
+
+/// Runs `pass` and checks @main still computes what it did.
+IRModule RunAndCompare(const Pass& pass, const IRModule& in, double tolerance = 1e-4) {
+  IRModule out = InferTypes(pass(in));
+  auto inputs = RandomInputs(in);
+  EXPECT_LE(MaxAbsDiff(RunMain(in, inputs), RunMain(out, inputs)), tolerance)
+      << PrintModule(out);
+  return out;
+}
+
+TEST(PlanLayouts, InverseTransformsAroundElementwiseOpsCancel) {
+  CheckPass(PlanLayouts(), R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  %1 = nn.relu(%0);
+  %2 = sigmoid(%1);
+  layout_transform(%2, src_layout="NHWC", dst_layout="NCHW")
+})",
+            R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = nn.relu(%x);
+  sigmoid(%0)
+})");
+}
+
+TEST(PlanLayouts, AdjacentTransformsComposeIntoOne) {
+  CheckPass(PlanLayouts(), R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  layout_transform(%0, src_layout="NHWC", dst_layout="NCHW4c")
+})",
+            R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  layout_transform(%x, src_layout="NCHW", dst_layout="NCHW4c")
+})");
+}
+
+TEST(PlanLayouts, DifferentPermutationsOfASquareTensorDoNotCancel) {
+  // Same shapes, different maps: a shape test would wrongly drop both.
+  CheckPass(PlanLayouts(), R"(
+def @main(%x: Tensor[(3, 3, 3), float32]) {
+  %0 = layout_transform(%x, index_map="lambda a, b, c: (b, a, c)");
+  layout_transform(%0, index_map="lambda a, b, c: (a, c, b)")
+})",
+            R"(
+def @main(%x: Tensor[(3, 3, 3), float32]) {
+  layout_transform(%x, index_map="lambda a, b, c: (b, c, a)")
+})");
+}
+
+TEST(PlanLayouts, KeepsTransformsWhereFlowingWouldMoveMoreBytes) {
+  const char* text = R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32], %y: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = add(%x, %y);
+  layout_transform(%0, src_layout="NCHW", dst_layout="NHWC")
+})";
+  CheckPass(PlanLayouts(), text, text);
+}
+
+TEST(PlanLayouts, DoesNotFlowThroughAValueWithOtherUses) {
+  const char* text = R"(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  %1 = nn.relu(%0);
+  %2 = layout_transform(%1, src_layout="NHWC", dst_layout="NCHW");
+  (%1, %2)
+})";
+  CheckPass(PlanLayouts(), text, text);
+}
+
+TEST(PlanLayouts, CropOfPadAndPadOfCropFold) {
+  CheckPass(PlanLayouts(), R"(
+def @main(%x: Tensor[(1, 3, 4, 4), float32]) {
+  %0 = nn.pad(%x, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]]);
+  crop(%0, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4])
+})",
+            R"(
+def @main(%x: Tensor[(1, 3, 4, 4), float32]) {
+  %x
+})");
+  // pad(crop(x)) is x only when the crop promised the pad value in what it cut off.
+  CheckPass(PlanLayouts(), R"(
+def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
+  %0 = crop(%x, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4], cropped_value=0f);
+  nn.pad(%0, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]])
+})",
+            R"(
+def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
+  %x
+})");
+  const char* unknown = R"(
+def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
+  %0 = crop(%x, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4]);
+  nn.pad(%0, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]])
+})";
+  CheckPass(PlanLayouts(), unknown, unknown);
+}
+
+/// The seed's running example: conv -> bias -> relu -> conv, both convs frozen to a
+/// layout; after PlanLayouts only the graph input's and output's transforms run.
+void ExpectSeedExample(const std::string& data_layout, const std::string& kernel_layout) {
+  IRModule in = WithConstants(R"(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
+          %b1: Tensor[(8), float32], %w2: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b1);
+  %2 = nn.relu(%1);
+  nn.conv2d(%2, %w2, padding=[1, 1, 1, 1])
+})",
+                              {"w1", "b1", "w2"});
+  IRModule converted =
+      RunAndCompare(ConvertLayout({{"nn.conv2d", {data_layout, kernel_layout}}}), in);
+  EXPECT_EQ(CountOpCalls(converted, "layout_transform"), 6) << PrintModule(converted);
+  IRModule planned = RunAndCompare(PlanLayouts(), converted);
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << PrintModule(planned);
+  EXPECT_EQ(CountOpCalls(planned, "nn.bias_add"), 0) << PrintModule(planned);
+  // Both convs stay frozen in the wanted layouts.
+  int frozen = 0;
+  PostOrderVisit(planned.LookupFunction("main"), [&](const Expr& e) {
+    const auto* call = e.as<CallNode>();
+    if (!call || !call->op() || call->op()->name != "nn.conv2d") return;
+    EXPECT_EQ(call->attrs.GetString("data_layout"), data_layout);
+    const AttrValue* f = call->attrs.Find("frozen_layout");
+    frozen += f && f->is_bool() && f->AsBool();
+  });
+  EXPECT_EQ(frozen, 2);
+}
+
+TEST(PlanLayouts, SeedExampleInNHWC) { ExpectSeedExample("NHWC", "HWIO"); }
+
+TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
+  ExpectError([] { ConvertLayout({{"nn.dense", {"NC"}}}); }, ErrorKind::kValue,
+              "op 'nn.dense' has no layouts to convert");
+  ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHW", "OIHW", "NCHW", "X"}}}); },
+              ErrorKind::kValue, "takes 1 to 3 layouts");
+  ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHQ"}}}); }, ErrorKind::kValue, "NCHQ");
+  ExpectError([] { AlterOpLayout("dnnl"); }, ErrorKind::kValue,
+              "target 'dnnl' declares no preferred layouts");
+  ExpectError([] { GetPass("ConvertLayout", Attrs{{"desired_layouts", "nn.conv2d"}}); },
+              ErrorKind::kValue, "desired_layouts");
+}
+
+TEST(ConvertLayout, FromThePipelineSyntax) {
+  IRModule in = WithConstants(R"(
+def @main(%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
+})",
+                              {"w"});
+  Pass p = ParsePipeline(R"(ConvertLayout{desired_layouts=[["nn.conv2d", "NHWC", "HWIO"]]},PlanLayouts)");
+  IRModule out = RunAndCompare(p, in);
+  // The weight's transform folded into the constant; the data's and the result's remain.
+  EXPECT_EQ(CountOpCalls(out, "layout_transform"), 2) << PrintModule(out);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace tessera
