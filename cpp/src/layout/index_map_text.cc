@@ -312,6 +312,10 @@ ParsedLambda ParseLambda(const std::string& text) {
 
 }  // namespace detail
 
+std::string IndexExprToString(const tir::PrimExpr& expr) {
+  return detail::IndexExprText(expr);
+}
+
 IndexMap IndexMap::Parse(const std::string& text) {
   detail::ParsedLambda parsed = detail::ParseLambda(text);
   return IndexMap(std::move(parsed.params), std::move(parsed.outputs));

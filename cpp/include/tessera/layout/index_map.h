@@ -108,6 +108,11 @@ class IndexMap {
   std::vector<tir::PrimExpr> final_;
 };
 
+/// Python-style text of an index or predicate expression, as ToString prints outputs:
+/// `c // 4 % 4 * 16 + h`, comparisons, `and`, `or`, `not`, True/False (Python's eval
+/// reads it; e.g. InverseResult::padding_predicate).
+std::string IndexExprToString(const tir::PrimExpr& expr);
+
 struct IndexMap::InverseResult {
   /// Maps output indices (arity num_outputs()) back to input indices.
   IndexMap inverse;
