@@ -385,7 +385,7 @@ TEST(OpsElemwisePatterns, RegisteredKinds) {
   for (const char* name : {"sum", "mean", "max", "min"})
     EXPECT_EQ(r.Get(name).pattern, OpPatternKind::kCommReduce) << name;
   for (const char* name : {"reshape", "transpose", "concatenate", "split", "squeeze", "expand_dims",
-                           "strided_slice", "take", "layout_transform"})
+                           "strided_slice", "take", "layout_transform", "crop"})
     EXPECT_EQ(r.Get(name).pattern, OpPatternKind::kInjective) << name;
 }
 
@@ -438,7 +438,8 @@ TEST(OpsElemwisePatterns, EveryOpHasDescriptionRelationAndKernel) {
                          "expand_dims",
                          "strided_slice",
                          "take",
-                         "layout_transform"};
+                         "layout_transform",
+                         "crop"};
   for (const char* name : names) {
     const OpDef* def = OpRegistry::Global().Find(name);
     ASSERT_NE(def, nullptr) << name;

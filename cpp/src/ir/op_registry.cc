@@ -152,9 +152,15 @@ static std::optional<AttrValue> CoerceAttr(const AttrValue& value, AttrType type
   return std::nullopt;
 }
 
+bool IsFrozenLayout(const Call& call) {
+  const AttrValue* v = call->attrs.Find(attr::kFrozenLayout);
+  return v && v->is_bool() && v->AsBool();
+}
+
 Attrs NormalizeOpAttrs(const OpDef& def, const Attrs& given) {
   for (const auto& item : given.items()) {
     const std::string& key = item.first;  // a reference, not a binding: clang 14 captures it
+    if (key == attr::kFrozenLayout) continue;
     bool known = std::any_of(def.attrs.begin(), def.attrs.end(),
                              [&](const AttrField& f) { return f.name == key; });
     if (known) continue;
@@ -187,6 +193,15 @@ Attrs NormalizeOpAttrs(const OpDef& def, const Attrs& given) {
     } catch (const Error& e) {
       TS_THROW(kValue) << "op '" << def.name << "': " << e.what();
     }
+  }
+  // Every op accepts frozen_layout; it is kept only when true (last, after the schema's
+  // attributes), so programs that never set it print and compare as before.
+  if (const AttrValue* frozen = given.Find(attr::kFrozenLayout)) {
+    auto coerced = CoerceAttr(*frozen, AttrType::kBool);
+    if (!coerced)
+      TS_THROW(kValue) << "op '" << def.name << "': attribute '" << attr::kFrozenLayout
+                       << "' must be a bool, got " << frozen->ToString();
+    if (coerced->AsBool()) out.Set(attr::kFrozenLayout, *coerced);
   }
   return out;
 }

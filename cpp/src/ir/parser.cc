@@ -271,7 +271,7 @@ Expr Parser::ParseCallRest(const Token& at, Expr callee, const OpDef* def) {
       } else {
         if (attrs.Has(key)) FailAt(key_tok, "attribute '" + key + "' is given twice");
         if (def) {
-          bool known = false;
+          bool known = key == attr::kFrozenLayout;  // every op accepts it
           std::string valid;
           for (const auto& f : def->attrs) {
             known = known || f.name == key;

@@ -20,6 +20,8 @@ void RegisterFillOps(OpRegistry& registry);
 void RegisterSliceOps(OpRegistry& registry);
 /// layout_transform (transform_layout.cc).
 void RegisterLayoutTransformOp(OpRegistry& registry);
+/// crop (transform_crop.cc).
+void RegisterCropOp(OpRegistry& registry);
 
 namespace math {
 

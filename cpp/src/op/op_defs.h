@@ -10,7 +10,7 @@ void RegisterElemwiseOps(OpRegistry& registry);
 /// nn.*: conv2d, dense, matmul, batch_matmul, bias_add, norms, softmax, pooling, pad.
 void RegisterNNOps(OpRegistry& registry);
 /// Shape and data movement: reshape, transpose, concatenate, split, squeeze, expand_dims,
-/// strided_slice, take, cast, layout_transform, zeros/ones/full, copy.
+/// strided_slice, take, cast, layout_transform, crop, zeros/ones/full, copy.
 void RegisterTransformOps(OpRegistry& registry);
 /// Reductions: sum, mean, max, min.
 void RegisterReduceOps(OpRegistry& registry);

@@ -1,5 +1,5 @@
 // Shape ops: reshape, transpose, squeeze, expand_dims, concatenate, split; registers the
-// other transform families (strided_slice, take, layout_transform).
+// other transform families (strided_slice, take, layout_transform, crop).
 //
 // Attribute-only problems are value errors; problems that depend on the input shapes
 // (element counts, sizes that do not divide) are type errors naming the shapes.
@@ -367,6 +367,7 @@ void RegisterTransformOps(OpRegistry& registry) {
 
   RegisterSliceOps(registry);
   RegisterLayoutTransformOp(registry);
+  RegisterCropOp(registry);
 }
 
 }  // namespace tessera::op_defs

@@ -44,6 +44,15 @@ std::vector<int64_t> Permutation(const CallNode* call, int ndim) {
   return perm;
 }
 
+/// `attrs` plus frozen_layout when either call merged into one was frozen: the merged call
+/// reads the inner call's operand and produces the outer call's result, so it keeps both
+/// pins.
+Attrs MergedAttrs(Attrs attrs, const CallNode* outer, const CallNode* inner) {
+  Call o(outer), i(inner);
+  if (IsFrozenLayout(o) || IsFrozenLayout(i)) attrs.Set(attr::kFrozenLayout, true);
+  return attrs;
+}
+
 class ExprSimplifier : public ExprMutator {
  protected:
   bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
@@ -79,8 +88,9 @@ class ExprSimplifier : public ExprMutator {
           inner && inner->op() && inner->op()->name == "reshape") {
         const auto* t = TensorTypeOf(original);
         if (t)
-          return MakeOpCall("reshape", {inner->args[0]},
-                            Attrs{{"newshape", AttrValue::Ints(t->shape)}});
+          return MakeOpCall(
+              "reshape", {inner->args[0]},
+              MergedAttrs(Attrs{{"newshape", AttrValue::Ints(t->shape)}}, call, inner));
       }
     }
     if (op == "transpose") {
@@ -88,6 +98,7 @@ class ExprSimplifier : public ExprMutator {
       if (!t) return rebuilt;
       std::vector<int64_t> perm = Permutation(call, t->ndim());
       Expr source = a[0];
+      const CallNode* merged = call;
       // transpose(transpose(x, p), q) -> transpose(x, p[q]).
       if (auto* inner = a[0].as<CallNode>();
           inner && inner->op() && inner->op()->name == "transpose") {
@@ -95,12 +106,14 @@ class ExprSimplifier : public ExprMutator {
         for (int64_t q : perm) composed.push_back(p[q]);
         perm = composed;
         source = inner->args[0];
+        merged = inner;
       }
       std::vector<int64_t> identity(perm.size());
       std::iota(identity.begin(), identity.end(), 0);
       if (perm == identity) return source;
       if (source.same_as(a[0])) return rebuilt;
-      return MakeOpCall("transpose", {source}, Attrs{{"axes", AttrValue::Ints(perm)}});
+      return MakeOpCall("transpose", {source},
+                        MergedAttrs(Attrs{{"axes", AttrValue::Ints(perm)}}, call, merged));
     }
     return rebuilt;
   }

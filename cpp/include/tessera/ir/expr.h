@@ -159,7 +159,7 @@ class BaseFuncNode : public ExprNode {
 using BaseFunc = Ref<const BaseFuncNode>;
 
 /// A graph-level function. Attributes are the contract between passes: `Primitive`,
-/// `Composite`, `Compiler`, `global_symbol`, `SkipOptimization`, `frozen_layout`.
+/// `Composite`, `Compiler`, `global_symbol`, `SkipOptimization`.
 class FunctionNode : public BaseFuncNode {
  public:
   FunctionNode(std::vector<Var> params, Expr body, Type ret_type, Attrs attrs)
@@ -175,13 +175,14 @@ class FunctionNode : public BaseFuncNode {
 };
 using Function = Ref<const FunctionNode>;
 
-/// Well-known function attribute names.
+/// Well-known attribute names.
 namespace attr {
 inline constexpr const char* kPrimitive = "Primitive";
 inline constexpr const char* kComposite = "Composite";
 inline constexpr const char* kCompiler = "Compiler";
 inline constexpr const char* kGlobalSymbol = "global_symbol";
 inline constexpr const char* kSkipOptimization = "SkipOptimization";
+/// A call attribute (not a function's) that every op accepts: see IsFrozenLayout (ir/op.h).
 inline constexpr const char* kFrozenLayout = "frozen_layout";
 }  // namespace attr
 

@@ -114,9 +114,14 @@ void RegisterBuiltinOps(OpRegistry& registry);
 Op GetOp(std::string_view name);
 
 /// Validates `given` against `def`'s schema and returns the full, normalised attribute
-/// list in schema order (defaults filled in). Unknown names, wrong kinds and missing
+/// list in schema order (defaults filled in), then `frozen_layout=True` when given so. Unknown names, wrong kinds and missing
 /// required attributes throw a value error naming the op and the attribute.
 Attrs NormalizeOpAttrs(const OpDef& def, const Attrs& given);
+
+/// Whether `call` carries `frozen_layout=True` (attr::kFrozenLayout): an op call whose
+/// operand and result layouts layout planning must leave as they are. Every op accepts the
+/// attribute; NormalizeOpAttrs keeps it only when true.
+bool IsFrozenLayout(const Call& call);
 
 /// Builds a call of op `name` after checking arity and normalising attributes.
 Call MakeOpCall(std::string_view name, std::vector<Expr> args, const Attrs& attrs = {},

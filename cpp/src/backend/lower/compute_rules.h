@@ -7,7 +7,7 @@ namespace tessera::lower {
 
 /// Unary/binary math, activations, comparisons, where, casts, fills (compute_elemwise.cc).
 void RegisterElemwiseRules(ComputeRegistry& registry);
-/// reshape, transpose, concatenate, split, slices, take, pad, layout_transform
+/// reshape, transpose, concatenate, split, slices, take, pad, layout_transform, crop
 /// (compute_transform.cc).
 void RegisterTransformRules(ComputeRegistry& registry);
 /// sum, mean, max, min (compute_reduce.cc).

@@ -301,6 +301,18 @@ std::vector<TensorExpr> LayoutTransform(const std::vector<TensorExpr>& in, const
            }}};
 }
 
+std::vector<TensorExpr> Crop(const std::vector<TensorExpr>& in, const Attrs& attrs,
+                             const Type& out) {
+  TensorExpr x = in[0];
+  std::vector<int64_t> begin = attrs.GetInts("begin");
+  return {{OutTensor(out)->shape, x.dtype, [x, begin](const Indices& i) {
+             Indices idx(i.size());
+             for (size_t d = 0; d < i.size(); ++d)
+               idx[d] = begin[d] ? Simplify(i[d] + IntImm(begin[d])) : i[d];
+             return x.at(idx);
+           }}};
+}
+
 template <typename F>
 ComputeRule Simple(F f) {
   return [f](LowerContext&, const std::vector<TensorExpr>& in, const Attrs& attrs,
@@ -319,6 +331,7 @@ void RegisterTransformRules(ComputeRegistry& r) {
   r.Register("take", Simple(Take));
   r.Register("nn.pad", Simple(Pad));
   r.Register("layout_transform", Simple(LayoutTransform));
+  r.Register("crop", Simple(Crop));
 }
 
 }  // namespace tessera::lower
