@@ -47,104 +47,105 @@ IRModule RunAndCompare(const Pass& pass, const IRModule& in, double tolerance = 
 }
 
 TEST(PlanLayouts, InverseTransformsAroundElementwiseOpsCancel) {
-  CheckPass(PlanLayouts(), R"(
+  CheckPass(PlanLayouts(), R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   %1 = nn.relu(%0);
   %2 = sigmoid(%1);
   layout_transform(%2, src_layout="NHWC", dst_layout="NCHW")
-})",
-            R"(
+})IR",
+            R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
   %0 = nn.relu(%x);
   sigmoid(%0)
-})");
+})IR");
 }
 
 TEST(PlanLayouts, AdjacentTransformsComposeIntoOne) {
-  CheckPass(PlanLayouts(), R"(
+  CheckPass(PlanLayouts(), R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   layout_transform(%0, src_layout="NHWC", dst_layout="NCHW4c")
-})",
-            R"(
+})IR",
+            R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
   layout_transform(%x, src_layout="NCHW", dst_layout="NCHW4c")
-})");
+})IR");
 }
 
 TEST(PlanLayouts, DifferentPermutationsOfASquareTensorDoNotCancel) {
   // Same shapes, different maps: a shape test would wrongly drop both.
-  CheckPass(PlanLayouts(), R"(
+  CheckPass(PlanLayouts(), R"IR(
 def @main(%x: Tensor[(3, 3, 3), float32]) {
   %0 = layout_transform(%x, index_map="lambda a, b, c: (b, a, c)");
   layout_transform(%0, index_map="lambda a, b, c: (a, c, b)")
-})",
-            R"(
+})IR",
+            R"IR(
 def @main(%x: Tensor[(3, 3, 3), float32]) {
   layout_transform(%x, index_map="lambda a, b, c: (b, c, a)")
-})");
+})IR");
 }
 
 TEST(PlanLayouts, KeepsTransformsWhereFlowingWouldMoveMoreBytes) {
-  const char* text = R"(
+  const char* text = R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32], %y: Tensor[(1, 8, 4, 4), float32]) {
   %0 = add(%x, %y);
   layout_transform(%0, src_layout="NCHW", dst_layout="NHWC")
-})";
+})IR";
   CheckPass(PlanLayouts(), text, text);
 }
 
 TEST(PlanLayouts, DoesNotFlowThroughAValueWithOtherUses) {
-  const char* text = R"(
+  const char* text = R"IR(
 def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   %1 = nn.relu(%0);
   %2 = layout_transform(%1, src_layout="NHWC", dst_layout="NCHW");
   (%1, %2)
-})";
+})IR";
   CheckPass(PlanLayouts(), text, text);
 }
 
 TEST(PlanLayouts, CropOfPadAndPadOfCropFold) {
-  CheckPass(PlanLayouts(), R"(
+  CheckPass(PlanLayouts(), R"IR(
 def @main(%x: Tensor[(1, 3, 4, 4), float32]) {
   %0 = nn.pad(%x, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]]);
   crop(%0, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4])
-})",
-            R"(
+})IR",
+            R"IR(
 def @main(%x: Tensor[(1, 3, 4, 4), float32]) {
   %x
-})");
-  // pad(crop(x)) is x only when the crop promised the pad value in what it cut off.
-  CheckPass(PlanLayouts(), R"(
+})IR");
+  // pad(crop(x)) is x only when the crop promised the pad value in what it cut off (a
+  // promise random inputs do not keep, so only the IR is compared).
+  IRModule folded = InferTypes(PlanLayouts()(ParseModule(R"IR(
 def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
   %0 = crop(%x, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4], cropped_value=0f);
   nn.pad(%0, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]])
-})",
-            R"(
+})IR")));
+  EXPECT_TRUE(StructuralEqual(folded, InferTypes(ParseModule(R"IR(
 def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
   %x
-})");
-  const char* unknown = R"(
+})IR")))) << PrintModule(folded);
+  const char* unknown = R"IR(
 def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
   %0 = crop(%x, begin=[0, 1, 0, 0], sizes=[1, 3, 4, 4]);
   nn.pad(%0, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]])
-})";
+})IR";
   CheckPass(PlanLayouts(), unknown, unknown);
 }
 
 /// The seed's running example: conv -> bias -> relu -> conv, both convs frozen to a
 /// layout; after PlanLayouts only the graph input's and output's transforms run.
 void ExpectSeedExample(const std::string& data_layout, const std::string& kernel_layout) {
-  IRModule in = WithConstants(R"(
+  IRModule in = WithConstants(R"IR(
 def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
           %b1: Tensor[(8), float32], %w2: Tensor[(8, 8, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
   %1 = nn.bias_add(%0, %b1);
   %2 = nn.relu(%1);
   nn.conv2d(%2, %w2, padding=[1, 1, 1, 1])
-})",
+})IR",
                               {"w1", "b1", "w2"});
   IRModule converted =
       RunAndCompare(ConvertLayout({{"nn.conv2d", {data_layout, kernel_layout}}}), in);
@@ -171,20 +172,20 @@ TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
               "op 'nn.dense' has no layouts to convert");
   ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHW", "OIHW", "NCHW", "X"}}}); },
               ErrorKind::kValue, "takes 1 to 3 layouts");
-  ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHQ"}}}); }, ErrorKind::kValue, "NCHQ");
+  ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHW4x"}}}); }, ErrorKind::kValue, "NCHW4x");
   ExpectError([] { AlterOpLayout("dnnl"); }, ErrorKind::kValue,
               "target 'dnnl' declares no preferred layouts");
   ExpectError([] { GetPass("ConvertLayout", Attrs{{"desired_layouts", "nn.conv2d"}}); },
-              ErrorKind::kValue, "desired_layouts");
+              ErrorKind::kType, "desired_layouts");
 }
 
 TEST(ConvertLayout, FromThePipelineSyntax) {
-  IRModule in = WithConstants(R"(
+  IRModule in = WithConstants(R"IR(
 def @main(%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
-})",
+})IR",
                               {"w"});
-  Pass p = ParsePipeline(R"(ConvertLayout{desired_layouts=[["nn.conv2d", "NHWC", "HWIO"]]},PlanLayouts)");
+  Pass p = ParsePipeline(R"IR(ConvertLayout{desired_layouts=[["nn.conv2d", "NHWC", "HWIO"]]},PlanLayouts)IR");
   IRModule out = RunAndCompare(p, in);
   // The weight's transform folded into the constant; the data's and the result's remain.
   EXPECT_EQ(CountOpCalls(out, "layout_transform"), 2) << PrintModule(out);
