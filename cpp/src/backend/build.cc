@@ -15,10 +15,14 @@
 namespace tessera {
 
 Pass BuildPipeline() {
-  return Sequential(
-      {InlineFunctionCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
-       FoldScaleAxis(), SimplifyExpr(), FoldConstant(), FuseOps(), LowerToTIR()},
-      "build");
+  // Layout planning (opt_level 3) runs once the graph is simplified and before fusion, so
+  // the kernels are fused in their planned layouts. (Reached by name: the layout passes
+  // live in the layout_plan layer, above this one.)
+  return Sequential({InlineFunctionCalls(), InferType(), InlineComposites(), InferType(),
+                     SimplifyInference(), FoldConstant(), FoldScaleAxis(), SimplifyExpr(),
+                     FoldConstant(), GetPass("AlterOpLayout"), GetPass("PlanLayouts"), FuseOps(),
+                     LowerToTIR()},
+                    "build");
 }
 
 IRModule LowerForBuild(const IRModule& mod) {

@@ -183,7 +183,7 @@ Pass AlterOpLayout(std::string target) {
           return layout_plan::Converter(layout_plan::NativeConvLayouts).Mutate(f);
         }));
       },
-      PassInfo{"AlterOpLayout", 0, {}});
+      PassInfo{"AlterOpLayout", 3, {}});
 }
 
 }  // namespace tessera

@@ -213,7 +213,7 @@ Pass PlanLayouts() {
         }
         return EliminateCommonSubexpr()(mod, ctx);
       },
-      PassInfo{"PlanLayouts", 0, {}});
+      PassInfo{"PlanLayouts", 3, {}});
 }
 
 }  // namespace tessera

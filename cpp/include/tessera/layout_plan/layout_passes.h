@@ -28,13 +28,15 @@ Pass ConvertLayout(DesiredLayouts desired);
 /// largest powers of two up to the SIMD width (16 floats with AVX-512) dividing its input
 /// and output channels; a conv whose output channels have no block of 4 or more keeps its
 /// layouts. Other targets are a value error until their kernels declare preferences.
+/// opt_level 3: part of build's default pipeline from PassContext(opt_level=3).
 Pass AlterOpLayout(std::string target = "native");
 
 /// PlanLayouts: flows every layout_transform backward through the ops producing its input
 /// (elementwise and broadcast ops, bias_add), as far as that lowers the bytes the
 /// transforms move; composes and cancels adjacent transforms, folds crop/pad pairs, and
 /// folds transforms of constants into the constants; to a fixpoint. Frozen ops, graph
-/// inputs and outputs keep their layouts.
+/// inputs and outputs keep their layouts. opt_level 3 (in build's pipeline after
+/// AlterOpLayout; disable with PassContext's disabled_pass).
 Pass PlanLayouts();
 
 /// Only the cancellation and folding rules of PlanLayouts (no flow).
