@@ -129,9 +129,9 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
         groups (int, default 1): number of channel groups
         channels (optional_int, default None): output channels, checked when given
         kernel_size (optional_int_array, default None): kernel (h, w), checked when given
-        data_layout (str, default 'NCHW'): layout of data and output
-        kernel_layout (str, default 'OIHW'): layout of the weight
-        out_layout (str, default ''): output layout; empty means data_layout
+        data_layout (str, default 'NCHW'): layout of data (NCHW, NHWC, NCHW16c, ...)
+        kernel_layout (str, default 'OIHW'): layout of the weight (OIHW, HWIO, OIHW16i16o, ...)
+        out_layout (str, default ''): output layout; empty means data_layout (NCHW and NCHW{x}c convert into each other)
         out_dtype (str, default ''): output dtype; empty means the data dtype
     """
     return _call_op('nn.conv2d', locals())
