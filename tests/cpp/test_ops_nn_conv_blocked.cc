@@ -33,8 +33,8 @@ void CheckAgainstNCHW(const BlockedCase& c, uint32_t seed) {
   NDArray want = RunOp("nn.conv2d", {x, w}, c.conv);
   Attrs attrs = c.conv.With("data_layout", c.data_layout).With("kernel_layout", c.kernel_layout);
   if (!c.out_layout.empty()) attrs = attrs.With("out_layout", c.out_layout);
-  NDArray got = RunOp("nn.conv2d",
-                      {Move(x, "NCHW", c.data_layout), Move(w, "OIHW", c.kernel_layout)}, attrs);
+  NDArray got =
+      RunOp("nn.conv2d", {Move(x, "NCHW", c.data_layout), Move(w, "OIHW", c.kernel_layout)}, attrs);
   NDArray moved = Move(want, "NCHW", c.out_layout.empty() ? c.data_layout : c.out_layout);
   ExpectClose(got, moved.shape(), nn_test::Values(moved), 1e-5);
 }
@@ -42,12 +42,21 @@ void CheckAgainstNCHW(const BlockedCase& c, uint32_t seed) {
 TEST(OpsNNConv2DBlocked, DenseMatchesNCHW) {
   Attrs pad1{{"padding", 1}};
   CheckAgainstNCHW({{2, 32, 9, 11}, {48, 32, 3, 3}, pad1, "NCHW16c", "OIHW16i16o", ""}, 1);
-  CheckAgainstNCHW({{1, 16, 8, 8}, {32, 16, 3, 3},
+  CheckAgainstNCHW({{1, 16, 8, 8},
+                    {32, 16, 3, 3},
                     {{"strides", 2}, {"padding", AttrValue::Ints({1, 0, 2, 1})}},
-                    "NCHW8c", "OIHW8i16o", "NCHW16c"}, 2);
+                    "NCHW8c",
+                    "OIHW8i16o",
+                    "NCHW16c"},
+                   2);
   CheckAgainstNCHW({{1, 16, 7, 6}, {24, 16, 1, 1}, {}, "NCHW16c", "OIHW4i8o", "NCHW4c"}, 3);
-  CheckAgainstNCHW({{1, 8, 9, 9}, {8, 8, 3, 3}, {{"dilation", 2}, {"padding", 2}}, "NCHW4c",
-                    "OIHW2i4o", "NCHW8c"}, 4);
+  CheckAgainstNCHW({{1, 8, 9, 9},
+                    {8, 8, 3, 3},
+                    {{"dilation", 2}, {"padding", 2}},
+                    "NCHW4c",
+                    "OIHW2i4o",
+                    "NCHW8c"},
+                   4);
 }
 
 TEST(OpsNNConv2DBlocked, ConvertsBetweenNCHWAndBlocked) {
@@ -65,14 +74,15 @@ TEST(OpsNNConv2DBlocked, DepthwiseMatchesNCHW) {
   CheckAgainstNCHW({{1, 32, 10, 9}, {32, 1, 3, 3}, dw, "NCHW16c", "OIHW1i16o", ""}, 11);
   Attrs dw2{{"groups", 16}, {"strides", 2}, {"padding", AttrValue::Ints({1, 2, 0, 1})}};
   CheckAgainstNCHW({{2, 16, 11, 12}, {16, 1, 5, 5}, dw2, "NCHW8c", "OIHW1i8o", "NCHW16c"}, 12);
-  CheckAgainstNCHW({{1, 16, 7, 7}, {16, 1, 3, 3}, {{"groups", 16}, {"padding", 1}}, "NCHW16c",
-                    "OIHW", "NCHW4c"}, 13);
+  CheckAgainstNCHW(
+      {{1, 16, 7, 7}, {16, 1, 3, 3}, {{"groups", 16}, {"padding", 1}}, "NCHW16c", "OIHW", "NCHW4c"},
+      13);
 }
 
 TEST(OpsNNConv2DBlocked, TypeInference) {
-  Type t = Infer("nn.conv2d",
-                 {MakeTensorType({1, 4, 56, 56, 16}), MakeTensorType({4, 4, 3, 3, 16, 16})},
-                 {{"padding", 1}, {"data_layout", "NCHW16c"}, {"kernel_layout", "OIHW16i16o"}});
+  Type t =
+      Infer("nn.conv2d", {MakeTensorType({1, 4, 56, 56, 16}), MakeTensorType({4, 4, 3, 3, 16, 16})},
+            {{"padding", 1}, {"data_layout", "NCHW16c"}, {"kernel_layout", "OIHW16i16o"}});
   EXPECT_EQ(t.as<TensorTypeNode>()->shape, (std::vector<int64_t>{1, 4, 56, 56, 16}));
   t = Infer("nn.conv2d", {MakeTensorType({1, 4, 56, 56, 16}), MakeTensorType({4, 4, 1, 1, 16, 16})},
             {{"strides", 2},
@@ -80,20 +90,23 @@ TEST(OpsNNConv2DBlocked, TypeInference) {
              {"kernel_layout", "OIHW16i16o"},
              {"out_layout", "NCHW8c"}});
   EXPECT_EQ(t.as<TensorTypeNode>()->shape, (std::vector<int64_t>{1, 8, 28, 28, 8}));
-  t = Infer("nn.conv2d", {MakeTensorType({1, 3, 224, 224}), MakeTensorType({4, 1, 7, 7, 3, 16})},
-            {{"strides", 2}, {"padding", 3}, {"kernel_layout", "OIHW3i16o"},
-             {"out_layout", "NCHW16c"}});
+  t = Infer(
+      "nn.conv2d", {MakeTensorType({1, 3, 224, 224}), MakeTensorType({4, 1, 7, 7, 3, 16})},
+      {{"strides", 2}, {"padding", 3}, {"kernel_layout", "OIHW3i16o"}, {"out_layout", "NCHW16c"}});
   EXPECT_EQ(t.as<TensorTypeNode>()->shape, (std::vector<int64_t>{1, 4, 112, 112, 16}));
-  t = Infer("nn.conv2d", {MakeTensorType({1, 6, 14, 14, 16}), MakeTensorType({6, 1, 3, 3, 1, 16})},
-            {{"padding", 1}, {"groups", 96}, {"data_layout", "NCHW16c"},
-             {"kernel_layout", "OIHW1i16o"}});
+  t = Infer(
+      "nn.conv2d", {MakeTensorType({1, 6, 14, 14, 16}), MakeTensorType({6, 1, 3, 3, 1, 16})},
+      {{"padding", 1}, {"groups", 96}, {"data_layout", "NCHW16c"}, {"kernel_layout", "OIHW1i16o"}});
   EXPECT_EQ(t.as<TensorTypeNode>()->shape, (std::vector<int64_t>{1, 6, 14, 14, 16}));
 }
 
 TEST(OpsNNConv2DBlocked, TypeErrors) {
   auto err = [](std::vector<int64_t> d, std::vector<int64_t> w, Attrs attrs) {
-    return ErrorOf([&] { Infer("nn.conv2d", {MakeTensorType(d), MakeTensorType(w)}, attrs); },
-                   ErrorKind::kType);
+    return ErrorOf(
+        [&] {
+          Infer("nn.conv2d", {MakeTensorType(d), MakeTensorType(w)}, attrs);
+        },
+        ErrorKind::kType);
   };
   Attrs blocked{{"data_layout", "NCHW16c"}, {"kernel_layout", "OIHW16i16o"}};
   EXPECT_NE(err({1, 4, 8, 8}, {4, 4, 3, 3, 16, 16}, blocked)
@@ -151,8 +164,8 @@ TEST(OpsNNConv2DBlocked, LayoutStringErrors) {
                       "NCHW{x}c layouts convert into each other inside the op"),
             std::string::npos);
   // Accepted: the NCHW family converts freely.
-  EXPECT_NO_THROW(MakeOpCall("nn.conv2d", {x, w},
-                             {{"data_layout", "NCHW16c"}, {"out_layout", "NCHW"}}));
+  EXPECT_NO_THROW(
+      MakeOpCall("nn.conv2d", {x, w}, {{"data_layout", "NCHW16c"}, {"out_layout", "NCHW"}}));
 }
 
 }  // namespace

@@ -111,14 +111,14 @@ ConvDims LogicalDims(const TensorTypeNode* data, const TensorTypeNode* weight,
   if (p.kernel.blocked() && (ws[4] != p.kernel.i_block || ws[5] != p.kernel.o_block))
     TS_THROW(kType) << "weight shape " << ShapeToString(ws) << " has blocks of " << ws[4]
                     << " in-channels and " << ws[5] << " out-channels but kernel_layout '"
-                    << p.kernel_text << "' has " << p.kernel.i_block << " and "
-                    << p.kernel.o_block;
+                    << p.kernel_text << "' has " << p.kernel.i_block << " and " << p.kernel.o_block;
   const Layout2D& L = p.data.axes;
   const std::vector<int>& K = p.kernel.perm;
   int64_t ib = p.kernel.blocked() ? p.kernel.i_block : 1;
   int64_t ob = p.kernel.blocked() ? p.kernel.o_block : 1;
-  return {ds[L.n],      ds[L.c] * p.data.block(), ds[L.h], ds[L.w], ws[K[0]] * ob,
-          ws[K[1]] * ib, ws[K[2]],                ws[K[3]]};
+  return {
+      ds[L.n], ds[L.c] * p.data.block(), ds[L.h], ds[L.w], ws[K[0]] * ob, ws[K[1]] * ib, ws[K[2]],
+      ws[K[3]]};
 }
 
 Type Conv2DRel(const std::vector<Type>& args, const Attrs& attrs, const std::vector<Type>&) {
@@ -140,8 +140,8 @@ Type Conv2DRel(const std::vector<Type>& args, const Attrs& attrs, const std::vec
     TS_THROW(kType) << "weight out-channels " << o << " (weight shape " << ShapeToString(ws)
                     << ") is not divisible by groups " << p.groups;
   if (AnyBlocked(p) && p.groups > 1 && !(p.groups == c && o == c))
-    TS_THROW(kType) << "grouped convolution (groups " << p.groups << ", " << c
-                    << " in-channels, " << o
+    TS_THROW(kType) << "grouped convolution (groups " << p.groups << ", " << c << " in-channels, "
+                    << o
                     << " out-channels) with a blocked layout is supported only depthwise "
                        "(groups = in-channels = out-channels)";
   if (o % p.out.block() != 0)
@@ -258,8 +258,8 @@ std::vector<double> DirectConv(const std::vector<double>& data, const std::vecto
 }
 
 /// The element offset of logical (n, c, h, w) in a tensor of layout `l` with `strides`.
-int64_t DataOffset(const DataLayout2D& l, const std::vector<int64_t>& strides, int64_t n,
-                   int64_t c, int64_t h, int64_t w) {
+int64_t DataOffset(const DataLayout2D& l, const std::vector<int64_t>& strides, int64_t n, int64_t c,
+                   int64_t h, int64_t w) {
   int64_t b = l.block();
   int64_t off = n * strides[l.axes.n] + c / b * strides[l.axes.c] + h * strides[l.axes.h] +
                 w * strides[l.axes.w];
@@ -302,20 +302,19 @@ std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& a
   const auto* ot = out_type.as<TensorTypeNode>();
   TS_ICHECK(ot && in.size() == 2) << "nn.conv2d kernel: bad inputs";
   if (!AnyBlocked(p) && p.out_text == p.data_text)
-    return {nn::FromDoubles(DirectConv(nn::ToDoubles(in[0]), in[0].shape(), p.data.axes,
-                                       nn::ToDoubles(in[1]), in[1].shape(), p.kernel.perm,
-                                       ot->shape, p),
-                            out_type)};
+    return {nn::FromDoubles(
+        DirectConv(nn::ToDoubles(in[0]), in[0].shape(), p.data.axes, nn::ToDoubles(in[1]),
+                   in[1].shape(), p.kernel.perm, ot->shape, p),
+        out_type)};
   // Blocked or converting layouts: the logical NCHW / OIHW convolution, then the output
   // scattered into its layout.
   Type dt = MakeTensorType(in[0].shape(), in[0].dtype()), wt = MakeTensorType(in[1].shape());
   ConvDims d = LogicalDims(dt.as<TensorTypeNode>(), wt.as<TensorTypeNode>(), p);
   std::vector<int64_t> os = ot->shape;
   int64_t oh = os[p.out.axes.h], ow = os[p.out.axes.w];
-  std::vector<double> nchw =
-      DirectConv(ToNCHW(in[0], p.data, d), {d.n, d.c, d.h, d.w}, Layout2D{},
-                 ToOIHW(in[1], p.kernel, d), {d.o, d.i, d.kh, d.kw}, {0, 1, 2, 3},
-                 {d.n, d.o, oh, ow}, p);
+  std::vector<double> nchw = DirectConv(ToNCHW(in[0], p.data, d), {d.n, d.c, d.h, d.w}, Layout2D{},
+                                        ToOIHW(in[1], p.kernel, d), {d.o, d.i, d.kh, d.kw},
+                                        {0, 1, 2, 3}, {d.n, d.o, oh, ow}, p);
   std::vector<double> out(nchw.size());
   std::vector<int64_t> st = RowMajorStrides(os);
   size_t k = 0;

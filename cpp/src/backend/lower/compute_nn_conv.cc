@@ -1,12 +1,13 @@
 // Compute rule of nn.conv2d: one reduction over (in-channel of the group, kh, kw) for any
 // data layout (NCHW, NHWC, NCHW16c, ...), kernel layout (OIHW, HWIO, OIHW16i16o, ...),
 // groups, strides, padding and dilation; out_dtype widens the operands before the multiply.
-// NCHW outputs of enough work get the register-tiled template.
-#include "tessera/op/layout_2d.h"
+// NCHW and NCHW{x}c outputs of enough work get the register-tiled templates.
 #include "compute_rules.h"
-#include "lower_util.h"
 #include "layout_indices.h"
+#include "lower_util.h"
 #include "schedule_conv2d.h"
+#include "schedule_conv2d_blocked.h"
+#include "tessera/op/layout_2d.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -105,6 +106,9 @@ std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>&
              OL.IsNCHWFamily()) {
     // NCHW output: the blocked template replaces the naive nest when the shape fits.
     spec.emit_nest = Conv2DTemplate(cs, data, weight, K);
+  } else if (OL.blocked() && DL.IsNCHWFamily()) {
+    // A channel-blocked output (NCHW{x}c): the register-tiled NCHWc template.
+    spec.emit_nest = BlockedConv2DTemplate(cs, data, DL, weight, KL, OL);
   }
   return {ctx.Reduce(spec, "conv2d")};
 }
