@@ -16,11 +16,11 @@
 #include "tessera/backend/lower/lower_primitive.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/backend/lower/schedule_default.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/ir/parser.h"
 #include "tessera/ir/printer.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/ir/infer_type.h"
 
 namespace tessera::testing_lower {
 
@@ -57,15 +57,16 @@ inline std::map<std::string, NDArray> RandomInputs(const IRModule& mod, unsigned
   return inputs;
 }
 
-/// Element-wise comparison: exact for integers, ~1e-5 relative for floats.
-inline void ExpectClose(const NDArray& want, const NDArray& got, const std::string& what) {
+/// Element-wise comparison: exact for integers, `tol` relative (to max(1, |want|)) for floats.
+inline void ExpectClose(const NDArray& want, const NDArray& got, const std::string& what,
+                        double tol = 1e-5) {
   ASSERT_EQ(want.shape(), got.shape()) << what;
   ASSERT_EQ(want.dtype(), got.dtype()) << what;
   for (int64_t i = 0; i < want.NumElements(); ++i) {
     if (IsFloat(want.dtype())) {
       double a = want.GetFloat(i), b = got.GetFloat(i);
       if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
-      ASSERT_LE(std::fabs(a - b), 1e-5 * std::max(1.0, std::fabs(a)))
+      ASSERT_LE(std::fabs(a - b), tol * std::max(1.0, std::fabs(a)))
           << what << " element " << i << ": want " << a << " got " << b;
     } else {
       ASSERT_EQ(want.GetInt(i), got.GetInt(i)) << what << " element " << i;
@@ -73,11 +74,12 @@ inline void ExpectClose(const NDArray& want, const NDArray& got, const std::stri
   }
 }
 
-inline void ExpectSameValues(const Value& want, const Value& got, const std::string& what) {
+inline void ExpectSameValues(const Value& want, const Value& got, const std::string& what,
+                             double tol = 1e-5) {
   std::vector<NDArray> w = want.Flatten(), g = got.Flatten();
   ASSERT_EQ(w.size(), g.size()) << what;
   for (size_t i = 0; i < w.size(); ++i)
-    ExpectClose(w[i], g[i], what + " output " + std::to_string(i));
+    ExpectClose(w[i], g[i], what + " output " + std::to_string(i), tol);
 }
 
 /// Runs the PrimFunc on `inputs` (by @main's parameter order) and returns its outputs.
@@ -108,26 +110,28 @@ inline bool OnlyCallTir(const IRModule& mod) {
 
 /// Lowers @main of `text` three ways (LowerPrimitive, + ScheduleDefault, LowerToTIR),
 /// builds it for the native backend and runs the executable; checks each against the
-/// graph interpreter.
-inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t int_hi = 0) {
+/// graph interpreter (floats to `tol`, relative: long float32 sums need more than 1e-5).
+inline void CheckLowering(const std::string& text, unsigned seed = 7, int64_t int_hi = 0,
+                          double tol = 1e-5) {
   SCOPED_TRACE(text);
   IRModule mod = InferTypes(ParseModule(text));
   auto inputs = RandomInputs(mod, seed, int_hi);
   Value want = RunMain(mod, inputs);
   Function main = mod.LookupFunction("main");
   tir::PrimFunc pf = lower::LowerPrimitive(WithAttr(main, attr::kPrimitive, int64_t{1}), "k");
-  ExpectSameValues(want, RunKernel(pf, mod, inputs), "LowerPrimitive");
-  ExpectSameValues(want, RunKernel(lower::ScheduleDefault(pf), mod, inputs), "ScheduleDefault");
+  ExpectSameValues(want, RunKernel(pf, mod, inputs), "LowerPrimitive", tol);
+  ExpectSameValues(want, RunKernel(lower::ScheduleDefault(pf), mod, inputs), "ScheduleDefault",
+                   tol);
   IRModule lowered = LowerModuleToTIR(mod);
   EXPECT_TRUE(OnlyCallTir(lowered)) << PrintModule(lowered);
-  ExpectSameValues(want, RunMain(lowered, inputs), "LowerToTIR");
+  ExpectSameValues(want, RunMain(lowered, inputs), "LowerToTIR", tol);
   EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 
   runtime::Executor native(Build(mod, "native"));
   std::vector<NDArray> got = native.Run(inputs);
   std::vector<NDArray> flat = want.Flatten();
   ASSERT_EQ(got.size(), flat.size());
-  for (size_t i = 0; i < got.size(); ++i) ExpectClose(flat[i], got[i], "native build");
+  for (size_t i = 0; i < got.size(); ++i) ExpectClose(flat[i], got[i], "native build", tol);
 }
 
 }  // namespace tessera::testing_lower

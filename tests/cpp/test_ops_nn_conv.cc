@@ -246,7 +246,7 @@ TEST(OpsNNConv2D, AttributeNormalisation) {
   EXPECT_NE(value_err({{"strides", 0}}).find("strides [0, 0] must be >= 1"), std::string::npos);
   EXPECT_NE(value_err({{"groups", 0}}).find("groups must be >= 1"), std::string::npos);
   EXPECT_NE(value_err({{"foo", 1}}).find("unknown attribute 'foo'"), std::string::npos);
-  EXPECT_NE(value_err({{"data_layout", "NCHW16c"}}).find("data_layout 'NCHW16c' is not supported"),
+  EXPECT_NE(value_err({{"data_layout", "NHWC16c"}}).find("data_layout 'NHWC16c' is not supported"),
             std::string::npos);
   EXPECT_NE(value_err({{"out_layout", "NHWC"}}).find("out_layout 'NHWC' differs"),
             std::string::npos);

@@ -36,6 +36,69 @@ Layout2D ParseDataLayout(const std::string& layout, const char* what) {
   return l;
 }
 
+namespace {
+
+/// Reads a positive block size at `text[*pos]..` followed by `letter`; false otherwise.
+bool ReadBlock(const std::string& text, size_t* pos, char letter, int64_t* block) {
+  size_t i = *pos;
+  int64_t v = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9' && v < (int64_t{1} << 30))
+    v = v * 10 + (text[i++] - '0');
+  if (i == *pos || i >= text.size() || text[i] != letter || v < 1) return false;
+  *pos = i + 1;
+  *block = v;
+  return true;
+}
+
+}  // namespace
+
+std::vector<int64_t> DataLayout2D::Shape(int64_t n, int64_t c, int64_t h, int64_t w) const {
+  std::vector<int64_t> shape(rank());
+  shape[axes.n] = n;
+  shape[axes.c] = c / block();
+  shape[axes.h] = h;
+  shape[axes.w] = w;
+  if (blocked()) shape[4] = c_block;
+  return shape;
+}
+
+DataLayout2D ParseDataLayout2D(const std::string& layout, const char* what) {
+  DataLayout2D l;
+  if (layout.size() > 4 && layout.compare(0, 4, "NCHW") == 0) {
+    size_t pos = 4;
+    if (!ReadBlock(layout, &pos, 'c', &l.c_block) || pos != layout.size())
+      TS_THROW(kValue) << what << " '" << layout
+                       << "' is not supported (expected a permutation of NCHW, or NCHW{x}c "
+                          "with a channel block x >= 1, such as NCHW16c)";
+    return l;
+  }
+  if (layout.size() > 4)
+    TS_THROW(kValue) << what << " '" << layout
+                     << "' is not supported (expected a permutation of NCHW, or NCHW{x}c with a "
+                        "channel block x >= 1, such as NCHW16c)";
+  l.axes = ParseDataLayout(layout, what);
+  return l;
+}
+
+KernelLayout2D ParseKernelLayout2D(const std::string& layout, const char* what) {
+  KernelLayout2D l;
+  if (layout.size() > 4 && layout.compare(0, 4, "OIHW") == 0) {
+    size_t pos = 4;
+    if (!ReadBlock(layout, &pos, 'i', &l.i_block) || !ReadBlock(layout, &pos, 'o', &l.o_block) ||
+        pos != layout.size())
+      TS_THROW(kValue) << what << " '" << layout
+                       << "' is not supported (expected a permutation of OIHW, or OIHW{y}i{x}o "
+                          "with blocks x, y >= 1, such as OIHW16i16o)";
+    return l;
+  }
+  if (layout.size() > 4)
+    TS_THROW(kValue) << what << " '" << layout
+                     << "' is not supported (expected a permutation of OIHW, or OIHW{y}i{x}o "
+                        "with blocks x, y >= 1, such as OIHW16i16o)";
+  l.perm = ParseLayoutPermutation(layout, "OIHW", what);
+  return l;
+}
+
 }  // namespace tessera::nn
 
 namespace tessera::op_defs {

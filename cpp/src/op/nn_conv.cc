@@ -1,4 +1,5 @@
-// nn.conv2d: attribute canonicalisation, shape inference and a direct reference kernel.
+// nn.conv2d: attribute canonicalisation, shape inference and a direct reference kernel, for
+// plain (NCHW, NHWC, ...) and channel-blocked (NCHW16c data, OIHW16i16o weight) layouts.
 #include <vector>
 
 #include "nn_defs.h"
@@ -8,16 +9,33 @@ namespace tessera::op_defs {
 
 namespace {
 
+using nn::DataLayout2D;
+using nn::KernelLayout2D;
 using nn::Layout2D;
 
 /// Everything the relation and the kernel need, read from normalised attributes.
 struct Conv2DParams {
-  Layout2D data;            // axis positions of N, C, H, W in the data (and output)
-  std::vector<int> kernel;  // axis positions of O, I, H, W in the weight
+  DataLayout2D data;      // the data's layout (NCHW, NHWC, NCHW16c, ...)
+  DataLayout2D out;       // the output's layout (out_layout, else data_layout)
+  KernelLayout2D kernel;  // the weight's layout (OIHW, HWIO, OIHW16i16o, ...)
+  std::string data_text, out_text, kernel_text;
   int64_t stride_h, stride_w, dil_h, dil_w;
   int64_t pad_top, pad_left, pad_bottom, pad_right;
   int64_t groups;
 };
+
+/// out_layout is "" or data_layout, or both are of the NCHW family (NCHW, NCHW{x}c), whose
+/// members the op converts between as it stores the output.
+void CheckConvOutLayout(const Attrs& attrs) {
+  const std::string& out = attrs.GetString("out_layout");
+  const std::string& in = attrs.GetString("data_layout");
+  if (out.empty() || out == in) return;
+  DataLayout2D o = nn::ParseDataLayout2D(out, "out_layout");
+  DataLayout2D d = nn::ParseDataLayout2D(in, "data_layout");
+  if (!o.IsNCHWFamily() || !d.IsNCHWFamily())
+    TS_THROW(kValue) << "out_layout '" << out << "' differs from data_layout '" << in
+                     << "'; only NCHW and NCHW{x}c layouts convert into each other inside the op";
+}
 
 void NormalizeConv2D(Attrs& attrs) {
   nn::NormalizePair(attrs, "strides", 1);
@@ -29,9 +47,9 @@ void NormalizeConv2D(Attrs& attrs) {
   if (channels.is_int() && channels.AsInt() < 1)
     TS_THROW(kValue) << "channels must be >= 1, got " << channels.AsInt();
   if (!attrs.Get("kernel_size").is_none()) nn::NormalizePair(attrs, "kernel_size", 1);
-  nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
-  nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW", "kernel_layout");
-  nn::CheckOutLayout(attrs, "data_layout");
+  nn::ParseDataLayout2D(attrs.GetString("data_layout"), "data_layout");
+  nn::ParseKernelLayout2D(attrs.GetString("kernel_layout"), "kernel_layout");
+  CheckConvOutLayout(attrs);
   nn::CheckOutDTypeAttr(attrs);
 }
 
@@ -39,8 +57,12 @@ Conv2DParams ReadParams(const Attrs& given) {
   Attrs attrs = given;  // re-normalise: attributes may not have come through MakeOpCall
   NormalizeConv2D(attrs);
   Conv2DParams p;
-  p.data = nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
-  p.kernel = nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW", "kernel_layout");
+  p.data_text = attrs.GetString("data_layout");
+  p.kernel_text = attrs.GetString("kernel_layout");
+  p.out_text = attrs.GetString("out_layout").empty() ? p.data_text : attrs.GetString("out_layout");
+  p.data = nn::ParseDataLayout2D(p.data_text, "data_layout");
+  p.out = nn::ParseDataLayout2D(p.out_text, "out_layout");
+  p.kernel = nn::ParseKernelLayout2D(p.kernel_text, "kernel_layout");
   std::vector<int64_t> s = attrs.GetInts("strides"), d = attrs.GetInts("dilation");
   std::vector<int64_t> pad = attrs.GetInts("padding");
   p.stride_h = s[0];
@@ -55,6 +77,11 @@ Conv2DParams ReadParams(const Attrs& given) {
   return p;
 }
 
+/// Whether any of the three layouts is channel-blocked.
+bool AnyBlocked(const Conv2DParams& p) {
+  return p.data.blocked() || p.out.blocked() || p.kernel.blocked();
+}
+
 /// Output extent of one spatial axis; throws when the dilated kernel does not fit.
 int64_t ConvOutDim(int64_t in, int64_t pad_sum, int64_t k, int64_t dil, int64_t stride,
                    const char* axis) {
@@ -65,17 +92,44 @@ int64_t ConvOutDim(int64_t in, int64_t pad_sum, int64_t k, int64_t dil, int64_t 
   return (in + pad_sum - dilated) / stride + 1;
 }
 
+/// Logical (N, C, H, W) of the data and (O, I, KH, KW) of the weight.
+struct ConvDims {
+  int64_t n, c, h, w, o, i, kh, kw;
+};
+
+/// Reads the logical extents, checking ranks and that blocked axes hold their blocks.
+ConvDims LogicalDims(const TensorTypeNode* data, const TensorTypeNode* weight,
+                     const Conv2DParams& p) {
+  nn::ExpectRank(data, p.data.rank(), "data", p.data_text);
+  nn::ExpectRank(weight, p.kernel.rank(), "weight", p.kernel_text);
+  const auto& ds = data->shape;
+  const auto& ws = weight->shape;
+  if (p.data.blocked() && ds[4] != p.data.c_block)
+    TS_THROW(kType) << "data shape " << ShapeToString(ds) << " has " << ds[4]
+                    << " lanes in its channel-block axis but data_layout '" << p.data_text
+                    << "' has blocks of " << p.data.c_block;
+  if (p.kernel.blocked() && (ws[4] != p.kernel.i_block || ws[5] != p.kernel.o_block))
+    TS_THROW(kType) << "weight shape " << ShapeToString(ws) << " has blocks of " << ws[4]
+                    << " in-channels and " << ws[5] << " out-channels but kernel_layout '"
+                    << p.kernel_text << "' has " << p.kernel.i_block << " and " << p.kernel.o_block;
+  const Layout2D& L = p.data.axes;
+  const std::vector<int>& K = p.kernel.perm;
+  int64_t ib = p.kernel.blocked() ? p.kernel.i_block : 1;
+  int64_t ob = p.kernel.blocked() ? p.kernel.o_block : 1;
+  return {
+      ds[L.n], ds[L.c] * p.data.block(), ds[L.h], ds[L.w], ws[K[0]] * ob, ws[K[1]] * ib, ws[K[2]],
+      ws[K[3]]};
+}
+
 Type Conv2DRel(const std::vector<Type>& args, const Attrs& attrs, const std::vector<Type>&) {
   const auto* data = ExpectTensor(args, 0);
   const auto* weight = ExpectTensor(args, 1);
   Conv2DParams p = ReadParams(attrs);
-  nn::ExpectRank(data, 4, "data", attrs.GetString("data_layout"));
-  nn::ExpectRank(weight, 4, "weight", attrs.GetString("kernel_layout"));
+  ConvDims dims = LogicalDims(data, weight, p);
   nn::ExpectSameDType(data, "data", weight, "weight");
   const auto& ds = data->shape;
   const auto& ws = weight->shape;
-  int64_t c = ds[p.data.c], h = ds[p.data.h], w = ds[p.data.w];
-  int64_t o = ws[p.kernel[0]], i = ws[p.kernel[1]], kh = ws[p.kernel[2]], kw = ws[p.kernel[3]];
+  int64_t c = dims.c, o = dims.o, i = dims.i, kh = dims.kh, kw = dims.kw;
   if (kh < 1 || kw < 1)
     TS_THROW(kType) << "weight shape " << ShapeToString(ws) << " has an empty kernel";
   if (c != i * p.groups)
@@ -85,6 +139,15 @@ Type Conv2DRel(const std::vector<Type>& args, const Attrs& attrs, const std::vec
   if (o % p.groups != 0)
     TS_THROW(kType) << "weight out-channels " << o << " (weight shape " << ShapeToString(ws)
                     << ") is not divisible by groups " << p.groups;
+  if (AnyBlocked(p) && p.groups > 1 && !(p.groups == c && o == c))
+    TS_THROW(kType) << "grouped convolution (groups " << p.groups << ", " << c << " in-channels, "
+                    << o
+                    << " out-channels) with a blocked layout is supported only depthwise "
+                       "(groups = in-channels = out-channels)";
+  if (o % p.out.block() != 0)
+    TS_THROW(kType) << "weight out-channels " << o << " (weight shape " << ShapeToString(ws)
+                    << ") is not divisible by the channel block " << p.out.c_block
+                    << " of the output layout '" << p.out_text << "'";
   const AttrValue* channels = attrs.Find("channels");
   if (channels && channels->is_int() && channels->AsInt() != o)
     TS_THROW(kType) << "channels " << channels->AsInt() << " does not match weight out-channels "
@@ -97,33 +160,27 @@ Type Conv2DRel(const std::vector<Type>& args, const Attrs& attrs, const std::vec
       TS_THROW(kType) << "kernel_size " << ShapeToString(k) << " does not match the weight kernel "
                       << ShapeToString({kh, kw}) << " (weight shape " << ShapeToString(ws) << ")";
   }
-  std::vector<int64_t> out = ds;
-  out[p.data.c] = o;
-  out[p.data.h] = ConvOutDim(h, p.pad_top + p.pad_bottom, kh, p.dil_h, p.stride_h, "height");
-  out[p.data.w] = ConvOutDim(w, p.pad_left + p.pad_right, kw, p.dil_w, p.stride_w, "width");
-  return MakeTensorType(out, nn::ResolveOutDType(attrs, data->dtype));
+  int64_t oh = ConvOutDim(dims.h, p.pad_top + p.pad_bottom, kh, p.dil_h, p.stride_h, "height");
+  int64_t ow = ConvOutDim(dims.w, p.pad_left + p.pad_right, kw, p.dil_w, p.stride_w, "width");
+  return MakeTensorType(p.out.Shape(dims.n, o, oh, ow), nn::ResolveOutDType(attrs, data->dtype));
 }
 
-/// Direct convolution. For each (weight tap, output row) the valid output columns are
-/// computed once, so the innermost loop runs without bounds checks.
-std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& attrs,
-                                  const Type& out_type) {
-  Conv2DParams p = ReadParams(attrs);
-  const auto* ot = out_type.as<TensorTypeNode>();
-  TS_ICHECK(ot && in.size() == 2) << "nn.conv2d kernel: bad inputs";
-  const auto& ds = in[0].shape();
-  const auto& ws = in[1].shape();
+/// Direct convolution on doubles; data and output share the layout `L`. For each (weight
+/// tap, output row) the valid output columns are computed once, so the innermost loop runs
+/// without bounds checks.
+std::vector<double> DirectConv(const std::vector<double>& data, const std::vector<int64_t>& ds,
+                               const Layout2D& L, const std::vector<double>& weight,
+                               const std::vector<int64_t>& ws, const std::vector<int>& K,
+                               const std::vector<int64_t>& os, const Conv2DParams& p) {
   std::vector<int64_t> dst = RowMajorStrides(ds), wst = RowMajorStrides(ws);
-  std::vector<int64_t> ost = RowMajorStrides(ot->shape);
-  const Layout2D& L = p.data;
+  std::vector<int64_t> ost = RowMajorStrides(os);
   int64_t n_batch = ds[L.n], height = ds[L.h], width = ds[L.w];
-  int64_t out_c = ws[p.kernel[0]], icpg = ws[p.kernel[1]];
-  int64_t kh_n = ws[p.kernel[2]], kw_n = ws[p.kernel[3]];
-  int64_t out_h = ot->shape[L.h], out_w = ot->shape[L.w];
+  int64_t out_c = ws[K[0]], icpg = ws[K[1]];
+  int64_t kh_n = ws[K[2]], kw_n = ws[K[3]];
+  int64_t out_h = os[L.h], out_w = os[L.w];
   int64_t ocpg = out_c / p.groups;
   int64_t dN = dst[L.n], dC = dst[L.c], dH = dst[L.h], dW = dst[L.w];
-  int64_t wO = wst[p.kernel[0]], wI = wst[p.kernel[1]], wH = wst[p.kernel[2]],
-          wW = wst[p.kernel[3]];
+  int64_t wO = wst[K[0]], wI = wst[K[1]], wH = wst[K[2]], wW = wst[K[3]];
   int64_t oN = ost[L.n], oC = ost[L.c], oH = ost[L.h], oW = ost[L.w];
 
   // Valid output ranges per kernel tap, independent of batch and channel.
@@ -135,9 +192,7 @@ std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& a
     nn::ValidOutputRange(kw * p.dil_w - p.pad_left, p.stride_w, width, out_w, &ow_lo[kw],
                          &ow_hi[kw]);
 
-  std::vector<double> data = nn::ToDoubles(in[0]);
-  std::vector<double> weight = nn::ToDoubles(in[1]);
-  std::vector<double> acc(static_cast<size_t>(ShapeNumElements(ot->shape)), 0.0);
+  std::vector<double> acc(static_cast<size_t>(ShapeNumElements(os)), 0.0);
   if (dC == 1 && oC == 1) {
     // Channels innermost (NHWC): per output pixel and tap, a small [I, O] product whose
     // inner loop walks the output channels (contiguous for HWIO weights).
@@ -163,7 +218,7 @@ std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& a
             }
           }
         }
-    return {nn::FromDoubles(acc, out_type)};
+    return acc;
   }
   const int64_t col_step = p.stride_w * dW;
   const bool unit_steps = col_step == 1 && oW == 1;
@@ -199,7 +254,75 @@ std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& a
       }
     }
   }
-  return {nn::FromDoubles(acc, out_type)};
+  return acc;
+}
+
+/// The element offset of logical (n, c, h, w) in a tensor of layout `l` with `strides`.
+int64_t DataOffset(const DataLayout2D& l, const std::vector<int64_t>& strides, int64_t n, int64_t c,
+                   int64_t h, int64_t w) {
+  int64_t b = l.block();
+  int64_t off = n * strides[l.axes.n] + c / b * strides[l.axes.c] + h * strides[l.axes.h] +
+                w * strides[l.axes.w];
+  return l.blocked() ? off + c % b * strides[4] : off;
+}
+
+/// The logical NCHW values of a tensor of shape (N, C, H, W) in layout `l`.
+std::vector<double> ToNCHW(const NDArray& a, const DataLayout2D& l, const ConvDims& d) {
+  std::vector<double> src = nn::ToDoubles(a), out;
+  std::vector<int64_t> st = RowMajorStrides(a.shape());
+  out.reserve(src.size());
+  for (int64_t n = 0; n < d.n; ++n)
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t h = 0; h < d.h; ++h)
+        for (int64_t w = 0; w < d.w; ++w) out.push_back(src[DataOffset(l, st, n, c, h, w)]);
+  return out;
+}
+
+/// The logical OIHW values of a weight in layout `l`.
+std::vector<double> ToOIHW(const NDArray& a, const KernelLayout2D& l, const ConvDims& d) {
+  std::vector<double> src = nn::ToDoubles(a), out;
+  std::vector<int64_t> st = RowMajorStrides(a.shape());
+  int64_t ib = l.blocked() ? l.i_block : 1, ob = l.blocked() ? l.o_block : 1;
+  out.reserve(src.size());
+  for (int64_t o = 0; o < d.o; ++o)
+    for (int64_t i = 0; i < d.i; ++i)
+      for (int64_t kh = 0; kh < d.kh; ++kh)
+        for (int64_t kw = 0; kw < d.kw; ++kw) {
+          int64_t off = o / ob * st[l.perm[0]] + i / ib * st[l.perm[1]] + kh * st[l.perm[2]] +
+                        kw * st[l.perm[3]];
+          if (l.blocked()) off += i % ib * st[4] + o % ob * st[5];
+          out.push_back(src[off]);
+        }
+  return out;
+}
+
+std::vector<NDArray> Conv2DKernel(const std::vector<NDArray>& in, const Attrs& attrs,
+                                  const Type& out_type) {
+  Conv2DParams p = ReadParams(attrs);
+  const auto* ot = out_type.as<TensorTypeNode>();
+  TS_ICHECK(ot && in.size() == 2) << "nn.conv2d kernel: bad inputs";
+  if (!AnyBlocked(p) && p.out_text == p.data_text)
+    return {nn::FromDoubles(
+        DirectConv(nn::ToDoubles(in[0]), in[0].shape(), p.data.axes, nn::ToDoubles(in[1]),
+                   in[1].shape(), p.kernel.perm, ot->shape, p),
+        out_type)};
+  // Blocked or converting layouts: the logical NCHW / OIHW convolution, then the output
+  // scattered into its layout.
+  Type dt = MakeTensorType(in[0].shape(), in[0].dtype()), wt = MakeTensorType(in[1].shape());
+  ConvDims d = LogicalDims(dt.as<TensorTypeNode>(), wt.as<TensorTypeNode>(), p);
+  std::vector<int64_t> os = ot->shape;
+  int64_t oh = os[p.out.axes.h], ow = os[p.out.axes.w];
+  std::vector<double> nchw = DirectConv(ToNCHW(in[0], p.data, d), {d.n, d.c, d.h, d.w}, Layout2D{},
+                                        ToOIHW(in[1], p.kernel, d), {d.o, d.i, d.kh, d.kw},
+                                        {0, 1, 2, 3}, {d.n, d.o, oh, ow}, p);
+  std::vector<double> out(nchw.size());
+  std::vector<int64_t> st = RowMajorStrides(os);
+  size_t k = 0;
+  for (int64_t n = 0; n < d.n; ++n)
+    for (int64_t o = 0; o < d.o; ++o)
+      for (int64_t h = 0; h < oh; ++h)
+        for (int64_t w = 0; w < ow; ++w) out[DataOffset(p.out, st, n, o, h, w)] = nchw[k++];
+  return {nn::FromDoubles(out, out_type)};
 }
 
 }  // namespace
@@ -218,9 +341,11 @@ void RegisterNNConvOps(OpRegistry& registry) {
       {"channels", AttrType::kOptionalInt, AttrValue(), "output channels, checked when given"},
       {"kernel_size", AttrType::kOptionalIntArray, AttrValue(),
        "kernel (h, w), checked when given"},
-      {"data_layout", AttrType::kString, "NCHW", "layout of data and output"},
-      {"kernel_layout", AttrType::kString, "OIHW", "layout of the weight"},
-      {"out_layout", AttrType::kString, "", "output layout; empty means data_layout"},
+      {"data_layout", AttrType::kString, "NCHW", "layout of data (NCHW, NHWC, NCHW16c, ...)"},
+      {"kernel_layout", AttrType::kString, "OIHW",
+       "layout of the weight (OIHW, HWIO, OIHW16i16o, ...)"},
+      {"out_layout", AttrType::kString, "",
+       "output layout; empty means data_layout (NCHW and NCHW{x}c convert into each other)"},
       {"out_dtype", AttrType::kString, "", "output dtype; empty means the data dtype"},
   };
   def.pattern = OpPatternKind::kOutEWiseFusable;

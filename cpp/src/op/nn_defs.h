@@ -24,8 +24,12 @@ void RegisterNNShapeOps(OpRegistry& registry);
 
 namespace nn {
 
+using tessera::nn::DataLayout2D;
+using tessera::nn::KernelLayout2D;
 using tessera::nn::Layout2D;
 using tessera::nn::ParseDataLayout;
+using tessera::nn::ParseDataLayout2D;
+using tessera::nn::ParseKernelLayout2D;
 using tessera::nn::ParseLayoutPermutation;
 
 /// Checks that `out_layout` is "" or equals `layout` (layout conversion is not supported).

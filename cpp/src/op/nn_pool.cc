@@ -1,4 +1,5 @@
-// 2-D pooling: nn.max_pool2d, nn.avg_pool2d, global and adaptive pools, NCHW or NHWC.
+// 2-D pooling: nn.max_pool2d, nn.avg_pool2d, global and adaptive pools, in any permutation
+// of NCHW or the channel-blocked NCHW{x}c.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -10,27 +11,37 @@ namespace tessera::op_defs {
 
 namespace {
 
-using nn::Layout2D;
+using nn::DataLayout2D;
 
-/// Positions and strides of one 4-D image tensor in a 2-D layout.
+/// Extents and element strides of one image tensor in a 2-D layout, plain or blocked.
 struct ImageView {
-  int64_t n, c, h, w;      // extents
-  int64_t sn, sc, sh, sw;  // element strides
+  int64_t n, c, h, w;     // logical extents (c counts every channel)
+  int64_t sn, sh, sw;     // element strides
+  int64_t sc, sl, block;  // channel c is at (c / block) * sc + (c % block) * sl
+  /// The offset of channel c of image n.
+  int64_t Base(int64_t ni, int64_t ci) const { return ni * sn + ci / block * sc + ci % block * sl; }
 };
 
-ImageView View(const std::vector<int64_t>& shape, const Layout2D& l) {
+ImageView View(const std::vector<int64_t>& shape, const DataLayout2D& l) {
   std::vector<int64_t> st = RowMajorStrides(shape);
-  return {shape[l.n], shape[l.c], shape[l.h], shape[l.w], st[l.n], st[l.c], st[l.h], st[l.w]};
+  const nn::Layout2D& a = l.axes;
+  return {shape[a.n], shape[a.c] * l.block(),  shape[a.h], shape[a.w], st[a.n], st[a.h], st[a.w],
+          st[a.c],    l.blocked() ? st[4] : 0, l.block()};
 }
 
-Layout2D LayoutOf(const Attrs& attrs) {
-  return nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+DataLayout2D LayoutOf(const Attrs& attrs) {
+  return nn::ParseDataLayout2D(attrs.GetString("layout"), "layout");
 }
 
+/// The data, checked against the layout: its rank, and for NCHW{x}c the block's extent.
 const TensorTypeNode* ExpectImage(const std::vector<Type>& args, const Attrs& attrs) {
   const auto* data = ExpectTensor(args, 0);
-  LayoutOf(attrs);
-  nn::ExpectRank(data, 4, "data", attrs.GetString("layout"));
+  DataLayout2D l = LayoutOf(attrs);
+  nn::ExpectRank(data, l.rank(), "data", attrs.GetString("layout"));
+  if (l.blocked() && data->shape[4] != l.c_block)
+    TS_THROW(kType) << "data shape " << ShapeToString(data->shape) << " has " << data->shape[4]
+                    << " lanes in its channel-block axis but layout '" << attrs.GetString("layout")
+                    << "' has blocks of " << l.c_block;
   return data;
 }
 
@@ -49,7 +60,7 @@ void NormalizePool(Attrs& attrs) {
 
 /// Window parameters of max/avg pooling, re-normalised so hand-built attributes work.
 struct PoolParams {
-  Layout2D layout;
+  DataLayout2D layout;
   int64_t kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   bool ceil_mode;
 };
@@ -76,11 +87,10 @@ int64_t PoolOutDim(int64_t in, int64_t pad_sum, int64_t k, int64_t dil, int64_t 
 Type PoolRel(const std::vector<Type>& args, const Attrs& attrs, const std::vector<Type>&) {
   const auto* data = ExpectImage(args, attrs);
   PoolParams p = ReadPool(attrs);
+  const nn::Layout2D& a = p.layout.axes;
   std::vector<int64_t> out = data->shape;
-  out[p.layout.h] =
-      PoolOutDim(data->shape[p.layout.h], p.pt + p.pb, p.kh, p.dh, p.sh, p.ceil_mode, "height");
-  out[p.layout.w] =
-      PoolOutDim(data->shape[p.layout.w], p.pl + p.pr, p.kw, p.dw, p.sw, p.ceil_mode, "width");
+  out[a.h] = PoolOutDim(data->shape[a.h], p.pt + p.pb, p.kh, p.dh, p.sh, p.ceil_mode, "height");
+  out[a.w] = PoolOutDim(data->shape[a.w], p.pl + p.pr, p.kw, p.dw, p.sw, p.ceil_mode, "width");
   return MakeTensorType(out, data->dtype);
 }
 
@@ -113,8 +123,8 @@ std::vector<NDArray> PoolKernel(const std::vector<NDArray>& in, const Attrs& att
     taps(o, p.sw, p.pl, p.pr, p.dw, p.kw, iv.w, &w_lo[o], &w_hi[o], &w_pad[o]);
   for (int64_t n = 0; n < iv.n; ++n)
     for (int64_t c = 0; c < iv.c; ++c) {
-      const double* xb = x.data() + n * iv.sn + c * iv.sc;
-      double* yb = y.data() + n * ov.sn + c * ov.sc;
+      const double* xb = x.data() + iv.Base(n, c);
+      double* yb = y.data() + ov.Base(n, c);
       for (int64_t oh = 0; oh < ov.h; ++oh) {
         int64_t h0 = oh * p.sh - p.pt;
         for (int64_t ow = 0; ow < ov.w; ++ow) {
@@ -155,7 +165,7 @@ Type AdaptiveRel(const std::vector<Type>& args, const Attrs& given, const std::v
   const auto* data = ExpectImage(args, given);
   Attrs attrs = given;
   NormalizeAdaptive(attrs);
-  Layout2D l = LayoutOf(attrs);
+  nn::Layout2D l = LayoutOf(attrs).axes;
   std::vector<int64_t> size = attrs.GetInts("output_size");
   std::vector<int64_t> out = data->shape;
   if (!size.empty()) {
@@ -167,7 +177,7 @@ Type AdaptiveRel(const std::vector<Type>& args, const Attrs& given, const std::v
 
 /// Adaptive pooling with TVM's windows: [floor(o * in / out), ceil((o + 1) * in / out)).
 /// Global pooling is the 1x1 case.
-std::vector<NDArray> AdaptiveKernel(const std::vector<NDArray>& in, const Layout2D& layout,
+std::vector<NDArray> AdaptiveKernel(const std::vector<NDArray>& in, const DataLayout2D& layout,
                                     const Type& out_type, bool is_max) {
   const auto* ot = out_type.as<TensorTypeNode>();
   ImageView iv = View(in[0].shape(), layout), ov = View(ot->shape, layout);
@@ -184,8 +194,8 @@ std::vector<NDArray> AdaptiveKernel(const std::vector<NDArray>& in, const Layout
   double lowest = LowestValue(in[0].dtype());
   for (int64_t n = 0; n < iv.n; ++n)
     for (int64_t c = 0; c < iv.c; ++c) {
-      const double* xb = x.data() + n * iv.sn + c * iv.sc;
-      double* yb = y.data() + n * ov.sn + c * ov.sc;
+      const double* xb = x.data() + iv.Base(n, c);
+      double* yb = y.data() + ov.Base(n, c);
       for (int64_t oh = 0; oh < ov.h; ++oh)
         for (int64_t ow = 0; ow < ov.w; ++ow) {
           double acc = is_max ? lowest : 0.0;
@@ -211,7 +221,7 @@ std::vector<AttrField> PoolAttrs(bool avg) {
       {"dilation", AttrType::kIntArray, AttrValue::Ints({1, 1}), "window dilation (h, w)"},
       {"padding", AttrType::kIntArray, AttrValue::Ints({0, 0}),
        "padding: 1, 2 or 4 ints, canonical [top, left, bottom, right]"},
-      {"layout", AttrType::kString, "NCHW", "data layout"},
+      {"layout", AttrType::kString, "NCHW", "data layout (NCHW, NHWC, NCHW16c, ...)"},
       {"out_layout", AttrType::kString, "", "output layout; empty means layout"},
       {"ceil_mode", AttrType::kBool, false, "round the output size up"},
   };
@@ -223,7 +233,7 @@ std::vector<AttrField> PoolAttrs(bool avg) {
 
 std::vector<AttrField> LayoutAttrs() {
   return {
-      {"layout", AttrType::kString, "NCHW", "data layout"},
+      {"layout", AttrType::kString, "NCHW", "data layout (NCHW, NHWC, NCHW16c, ...)"},
       {"out_layout", AttrType::kString, "", "output layout; empty means layout"},
   };
 }
@@ -254,7 +264,7 @@ void RegisterNNPoolOps(OpRegistry& registry) {
     def.pattern = OpPatternKind::kOutEWiseFusable;
     def.type_rel = [](const std::vector<Type>& args, const Attrs& attrs, const std::vector<Type>&) {
       const auto* data = ExpectImage(args, attrs);
-      Layout2D l = LayoutOf(attrs);
+      nn::Layout2D l = LayoutOf(attrs).axes;
       std::vector<int64_t> out = data->shape;
       out[l.h] = out[l.w] = 1;
       return Type(MakeTensorType(out, data->dtype));

@@ -35,7 +35,7 @@ def adaptive_avg_pool2d(data, output_size=None, layout='NCHW', out_layout=''):
 
     Attributes:
         output_size (optional_int_array, default None): output (h, w); one int for both; None means [1, 1]; [] keeps the input size
-        layout (str, default 'NCHW'): data layout
+        layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
     """
     return _call_op('nn.adaptive_avg_pool2d', locals())
@@ -53,7 +53,7 @@ def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=
         strides (int_array, default (1, 1)): stride (h, w)
         dilation (int_array, default (1, 1)): window dilation (h, w)
         padding (int_array, default (0, 0)): padding: 1, 2 or 4 ints, canonical [top, left, bottom, right]
-        layout (str, default 'NCHW'): data layout
+        layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
         ceil_mode (bool, default False): round the output size up
         count_include_pad (bool, default False): divide by the window size including padding
@@ -129,9 +129,9 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
         groups (int, default 1): number of channel groups
         channels (optional_int, default None): output channels, checked when given
         kernel_size (optional_int_array, default None): kernel (h, w), checked when given
-        data_layout (str, default 'NCHW'): layout of data and output
-        kernel_layout (str, default 'OIHW'): layout of the weight
-        out_layout (str, default ''): output layout; empty means data_layout
+        data_layout (str, default 'NCHW'): layout of data (NCHW, NHWC, NCHW16c, ...)
+        kernel_layout (str, default 'OIHW'): layout of the weight (OIHW, HWIO, OIHW16i16o, ...)
+        out_layout (str, default ''): output layout; empty means data_layout (NCHW and NCHW{x}c convert into each other)
         out_dtype (str, default ''): output dtype; empty means the data dtype
     """
     return _call_op('nn.conv2d', locals())
@@ -185,7 +185,7 @@ def global_avg_pool2d(data, layout='NCHW', out_layout=''):
     Inputs: data
 
     Attributes:
-        layout (str, default 'NCHW'): data layout
+        layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
     """
     return _call_op('nn.global_avg_pool2d', locals())
@@ -199,7 +199,7 @@ def global_max_pool2d(data, layout='NCHW', out_layout=''):
     Inputs: data
 
     Attributes:
-        layout (str, default 'NCHW'): data layout
+        layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
     """
     return _call_op('nn.global_max_pool2d', locals())
@@ -275,7 +275,7 @@ def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=
         strides (int_array, default (1, 1)): stride (h, w)
         dilation (int_array, default (1, 1)): window dilation (h, w)
         padding (int_array, default (0, 0)): padding: 1, 2 or 4 ints, canonical [top, left, bottom, right]
-        layout (str, default 'NCHW'): data layout
+        layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
         ceil_mode (bool, default False): round the output size up
     """

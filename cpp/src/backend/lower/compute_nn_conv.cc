@@ -1,10 +1,13 @@
 // Compute rule of nn.conv2d: one reduction over (in-channel of the group, kh, kw) for any
-// data layout (NCHW, NHWC, ...), kernel layout (OIHW, HWIO, ...), groups, strides,
-// padding and dilation; out_dtype widens the operands before the multiply.
-#include "tessera/op/layout_2d.h"
+// data layout (NCHW, NHWC, NCHW16c, ...), kernel layout (OIHW, HWIO, OIHW16i16o, ...),
+// groups, strides, padding and dilation; out_dtype widens the operands before the multiply.
+// NCHW and NCHW{x}c outputs of enough work get the register-tiled templates.
 #include "compute_rules.h"
+#include "layout_indices.h"
 #include "lower_util.h"
 #include "schedule_conv2d.h"
+#include "schedule_conv2d_blocked.h"
+#include "tessera/op/layout_2d.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -31,25 +34,29 @@ constexpr int64_t kMinTemplateMacs = 32768;
 
 std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>& in,
                                const Attrs& attrs, const Type& out) {
-  using nn::Layout2D;
   TensorExpr data = in[0], weight = in[1];
-  Layout2D L = nn::ParseDataLayout(attrs.GetString("data_layout"), "data_layout");
-  std::vector<int> K = nn::ParseLayoutPermutation(attrs.GetString("kernel_layout"), "OIHW",
-                                                           "kernel_layout");
+  const std::string& out_text = attrs.GetString("out_layout");
+  nn::DataLayout2D DL = nn::ParseDataLayout2D(attrs.GetString("data_layout"), "data_layout");
+  nn::DataLayout2D OL = out_text.empty() ? DL : nn::ParseDataLayout2D(out_text, "out_layout");
+  nn::KernelLayout2D KL =
+      nn::ParseKernelLayout2D(attrs.GetString("kernel_layout"), "kernel_layout");
+  const std::vector<int>& K = KL.perm;
   std::vector<int64_t> s = Pair(attrs, "strides"), d = Pair(attrs, "dilation");
   std::vector<int64_t> pad = Padding4(attrs);
   int64_t groups = attrs.GetInt("groups");
   const auto* ot = out.as<TensorTypeNode>();
-  int64_t out_c = weight.shape[K[0]], icpg = weight.shape[K[1]];
+  const int64_t ob = KL.blocked() ? KL.o_block : 1, ib = KL.blocked() ? KL.i_block : 1;
+  int64_t out_c = weight.shape[K[0]] * ob, icpg = weight.shape[K[1]] * ib;
   int64_t kh = weight.shape[K[2]], kw = weight.shape[K[3]];
   int64_t ocpg = out_c / groups;
-  int64_t in_h = data.shape[L.h], in_w = data.shape[L.w];
+  int64_t in_h = data.shape[DL.axes.h], in_w = data.shape[DL.axes.w];
+  const nn::Layout2D& OA = OL.axes;
   bool padded = pad[0] || pad[1] || pad[2] || pad[3];
   DType dt = ot->dtype;
 
   auto input_pos = [=](const Indices& i, const Indices& r) {
-    PrimExpr ih = Simplify(i[L.h] * s[0] + r[1] * d[0] + IntImm(-pad[0]));
-    PrimExpr iw = Simplify(i[L.w] * s[1] + r[2] * d[1] + IntImm(-pad[1]));
+    PrimExpr ih = Simplify(i[OA.h] * s[0] + r[1] * d[0] + IntImm(-pad[0]));
+    PrimExpr iw = Simplify(i[OA.w] * s[1] + r[2] * d[1] + IntImm(-pad[1]));
     return std::make_pair(ih, iw);
   };
   ReduceSpec spec;
@@ -59,17 +66,10 @@ std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>&
   spec.init = Const(0, dt);
   spec.update = [=](const PrimExpr& acc, const Indices& i, const Indices& r) {
     auto [ih, iw] = input_pos(i, r);
-    PrimExpr ic = groups == 1 ? r[0] : Simplify(FloorDiv(i[L.c], IntImm(ocpg)) * icpg + r[0]);
-    Indices di(4), wi(4);
-    di[L.n] = i[L.n];
-    di[L.c] = ic;
-    di[L.h] = ih;
-    di[L.w] = iw;
-    wi[K[0]] = i[L.c];
-    wi[K[1]] = r[0];
-    wi[K[2]] = r[1];
-    wi[K[3]] = r[2];
-    PrimExpr x = data.at(di), w = weight.at(wi);
+    PrimExpr oc = LogicalChannel(OL, i);
+    PrimExpr ic = groups == 1 ? r[0] : Simplify(FloorDiv(oc, IntImm(ocpg)) * icpg + r[0]);
+    PrimExpr x = data.at(DataIndices(DL, i[OA.n], ic, ih, iw));
+    PrimExpr w = weight.at(KernelIndices(KL, oc, r[0], r[1], r[2]));
     if (x->dtype != dt) x = MakeCast(dt, x);
     if (w->dtype != dt) w = MakeCast(dt, w);
     return acc + x * w;
@@ -79,37 +79,36 @@ std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>&
       auto [ih, iw] = input_pos(i, r);
       return MakeBinary(BinaryOp::kAnd, InRange(ih, in_h), InRange(iw, in_w));
     };
-  int64_t macs = 1;
-  for (int64_t e : ot->shape) macs *= e;
-  macs *= icpg * kh * kw;
-  if (L.n == 0 && L.c == 1 && L.h == 2 && L.w == 3 && macs >= kMinTemplateMacs) {
-    // NCHW output: the blocked template replaces the naive nest when the shape fits (its
-    // padded-input and packed-weight copies only pay off on enough work).
-    Conv2DShape cs;
-    cs.n = ot->shape[0];
-    cs.oc = ot->shape[1];
-    cs.oh = ot->shape[2];
-    cs.ow = ot->shape[3];
-    cs.ic = icpg;
-    cs.ih = in_h;
-    cs.iw = in_w;
-    cs.kh = kh;
-    cs.kw = kw;
-    cs.stride_h = s[0];
-    cs.stride_w = s[1];
-    cs.dilation_h = d[0];
-    cs.dilation_w = d[1];
-    cs.groups = groups;
-    cs.pad_top = pad[0];
-    cs.pad_left = pad[1];
-    cs.pad_bottom = pad[2];
-    cs.pad_right = pad[3];
-    cs.layout_n = L.n;
-    cs.layout_c = L.c;
-    cs.layout_h = L.h;
-    cs.layout_w = L.w;
-    cs.dtype = dt;
+  int64_t macs = ShapeNumElements(ot->shape) * icpg * kh * kw;
+  Conv2DShape cs;
+  cs.n = data.shape[DL.axes.n];
+  cs.oc = out_c;
+  cs.oh = ot->shape[OA.h];
+  cs.ow = ot->shape[OA.w];
+  cs.ic = icpg;
+  cs.ih = in_h;
+  cs.iw = in_w;
+  cs.kh = kh;
+  cs.kw = kw;
+  cs.stride_h = s[0];
+  cs.stride_w = s[1];
+  cs.dilation_h = d[0];
+  cs.dilation_w = d[1];
+  cs.groups = groups;
+  cs.pad_top = pad[0];
+  cs.pad_left = pad[1];
+  cs.pad_bottom = pad[2];
+  cs.pad_right = pad[3];
+  cs.dtype = dt;
+  if (macs < kMinTemplateMacs) {
+    // Too little work for the templates' padded-input and packed-weight copies.
+  } else if (!DL.blocked() && !OL.blocked() && !KL.blocked() && DL.IsNCHWFamily() &&
+             OL.IsNCHWFamily()) {
+    // NCHW output: the blocked template replaces the naive nest when the shape fits.
     spec.emit_nest = Conv2DTemplate(cs, data, weight, K);
+  } else if (OL.blocked() && DL.IsNCHWFamily()) {
+    // A channel-blocked output (NCHW{x}c): the register-tiled NCHWc template.
+    spec.emit_nest = BlockedConv2DTemplate(cs, data, DL, weight, KL, OL);
   }
   return {ctx.Reduce(spec, "conv2d")};
 }

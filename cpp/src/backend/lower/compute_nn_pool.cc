@@ -1,15 +1,17 @@
 // Compute rules of 2-D pooling: max/avg (strides, dilation, padding, ceil_mode,
 // count_include_pad) as an unrolled window over a padded copy (or a guarded reduction for
-// dilated or large windows), global and adaptive pools as guarded reductions.
+// dilated or large windows), global and adaptive pools as guarded reductions; NCHW{x}c
+// pools run the blocked nest (a vector of channels per tap, schedule_pool_blocked.cc).
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 
-#include "tessera/op/layout_2d.h"
 #include "compute_rules.h"
 #include "lower_util.h"
 #include "padded_copy.h"
+#include "schedule_pool_blocked.h"
+#include "tessera/op/layout_2d.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -94,13 +96,15 @@ std::function<PrimExpr(const Indices&, int64_t, int64_t)> PaddedTaps(
   };
 }
 
-constexpr int64_t kMaxUnrolledTaps = 64;  // windows up to 8 x 8 become one expression
+constexpr int64_t kMaxUnrolledTaps = 64;     // windows up to 8 x 8 become one expression
+constexpr int64_t kMaxUnrolledColumns = 16;  // NCHW{x}c: window columns spelled out per row
 
 ComputeRule Pool(bool is_max) {
   return [is_max](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
                   const Type& out) {
     TensorExpr x = in[0];
-    auto L = nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    nn::DataLayout2D DL = nn::ParseDataLayout2D(attrs.GetString("layout"), "layout");
+    const nn::Layout2D L = DL.axes;
     std::vector<int64_t> k = Pair(attrs, "pool_size"), s = Pair(attrs, "strides");
     std::vector<int64_t> d = Pair(attrs, "dilation"), p = Padding4(attrs);
     bool include_pad = !is_max && attrs.GetBool("count_include_pad");
@@ -170,14 +174,34 @@ ComputeRule Pool(bool is_max) {
       auto [ih, iw] = pos(i, r);
       return And(InRange(ih, in_h), InRange(iw, in_w));
     };
-    spec.finalize = finalize;
+    if (DL.blocked() && k[1] <= kMaxUnrolledColumns) {
+      // NCHW{x}c: a vector of channels per tap, read from the input itself; the nest
+      // applies the average's division (a spec with finalize would not use the nest).
+      BlockedPoolDesc desc;
+      desc.out_shape = out_shape;
+      desc.is_max = is_max;
+      desc.dtype = dt;
+      desc.init = init;
+      desc.kh = k[0];
+      desc.kw = k[1];
+      desc.sh = s[0];
+      desc.sw = s[1];
+      desc.dh = d[0];
+      desc.dw = d[1];
+      desc.pad_top = p[0];
+      desc.pad_left = p[1];
+      desc.finalize = finalize;
+      spec.emit_nest = BlockedPoolTemplate(desc, x);
+    } else {
+      spec.finalize = finalize;
+    }
     return std::vector<TensorExpr>{ctx.Reduce(spec, is_max ? "max_pool2d" : "avg_pool2d")};
   };
 }
 
 /// Adaptive windows [floor(o*in/out), ceil((o+1)*in/out)) as a reduction over the
 /// largest window with a guard.
-TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const nn::Layout2D& L,
+TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const nn::Layout2D& L, bool blocked,
                     const std::vector<int64_t>& out_shape, bool is_max, const char* name) {
   int64_t in_h = x.shape[L.h], in_w = x.shape[L.w];
   int64_t out_h = out_shape[L.h], out_w = out_shape[L.w];
@@ -212,21 +236,35 @@ TensorExpr Adaptive(LowerContext& ctx, const TensorExpr& x, const nn::Layout2D& 
                MakeBinary(BinaryOp::kLT, Simplify(lo(i[L.w], in_w, out_w) + r[1]),
                           hi(i[L.w], in_w, out_w)));
   };
+  std::function<PrimExpr(const PrimExpr&, const Indices&)> finalize;
   if (!is_max)
-    spec.finalize = [=](const PrimExpr& acc, const Indices& i) {
+    finalize = [=](const PrimExpr& acc, const Indices& i) {
       PrimExpr ch = MakeBinary(BinaryOp::kSub, hi(i[L.h], in_h, out_h), lo(i[L.h], in_h, out_h));
       PrimExpr cw = MakeBinary(BinaryOp::kSub, hi(i[L.w], in_w, out_w), lo(i[L.w], in_w, out_w));
       return MakeBinary(BinaryOp::kDiv, acc, MakeCast(dt, Max(ch * cw, IntImm(1))));
     };
+  if (blocked) {
+    // NCHW{x}c: a vector of channels accumulated over each window (the nest divides).
+    BlockedPoolDesc desc;
+    desc.out_shape = out_shape;
+    desc.is_max = is_max;
+    desc.dtype = dt;
+    desc.init = spec.init;
+    desc.adaptive = true;
+    desc.finalize = finalize;
+    spec.emit_nest = BlockedPoolTemplate(desc, x);
+  } else {
+    spec.finalize = finalize;
+  }
   return ctx.Reduce(spec, name);
 }
 
 ComputeRule AdaptiveRule(bool is_max, const char* name) {
   return [is_max, name](LowerContext& ctx, const std::vector<TensorExpr>& in, const Attrs& attrs,
                         const Type& out) {
-    auto L = nn::ParseDataLayout(attrs.GetString("layout"), "layout");
+    auto DL = nn::ParseDataLayout2D(attrs.GetString("layout"), "layout");
     return std::vector<TensorExpr>{
-        Adaptive(ctx, in[0], L, out.as<TensorTypeNode>()->shape, is_max, name)};
+        Adaptive(ctx, in[0], DL.axes, DL.blocked(), out.as<TensorTypeNode>()->shape, is_max, name)};
   };
 }
 

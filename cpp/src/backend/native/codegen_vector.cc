@@ -319,12 +319,23 @@ bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
   const bool constant = extent_imm != nullptr;
   const int64_t extent = constant ? extent_imm->value : 0;
   int64_t vectors = constant ? extent / lanes : 0;
-  if (vectors > 1 && vectors <= 8) e->Line("#pragma GCC unroll " + std::to_string(vectors));
-  e->Open("for (; " + it + " + " + std::to_string(lanes) + " <= " + hi + "; " + it +
-          " += " + std::to_string(lanes) + ") {");
-  e->Line("const int64_t " + name + " = " + it + ";");
-  v.EmitVec(loop->body);
-  e->Close();
+  if (constant && extent % lanes == 0 && vectors >= 1 && vectors <= 2) {
+    // One or two registers (a tile's vectors of channels): straight-line code, so kernels
+    // made of many such statements leave the C compiler no loops to analyse.
+    for (int64_t k = 0; k < vectors; ++k) {
+      e->Open("{");
+      e->Line("const int64_t " + name + " = " + lo + " + " + std::to_string(k * lanes) + ";");
+      v.EmitVec(loop->body);
+      e->Close();
+    }
+  } else {
+    if (vectors > 1 && vectors <= 8) e->Line("#pragma GCC unroll " + std::to_string(vectors));
+    e->Open("for (; " + it + " + " + std::to_string(lanes) + " <= " + hi + "; " + it +
+            " += " + std::to_string(lanes) + ") {");
+    e->Line("const int64_t " + name + " = " + it + ";");
+    v.EmitVec(loop->body);
+    e->Close();
+  }
   if (!constant || extent % lanes != 0) {
     e->Open("for (; " + it + " < " + hi + "; ++" + it + ") {");
     e->Line("const int64_t " + name + " = " + it + ";");

@@ -1,0 +1,477 @@
+// The NCHWc direct convolution (oneDNN / TVM x86 style) for channel-blocked outputs: per
+// (image, block of output channels, band of output rows), register tiles of rows x columns
+// x TC output channels accumulate over (input channel, kh, kw), each step broadcasting one
+// input value and multiply-adding a vector of TC weights; depthwise convolutions multiply a
+// vector of TC input channels instead. Padding costs no bounds checks: tiles inside the
+// input run plain loops, tiles touching the padding are emitted with their out-of-range
+// taps left out (as oneDNN's JIT does), and only large windows read a zero-padded copy.
+// Weights are packed per tile, at compile time when they are constant.
+#include "schedule_conv2d_blocked.h"
+
+#include <algorithm>
+
+#include "layout_indices.h"
+#include "lower_util.h"
+#include "tessera/support/host_cpu.h"
+
+namespace tessera::lower {
+
+using namespace tir;
+
+namespace {
+
+/// Multiply-adds one tile touching the padding may spell out (one per tap, pixel and
+/// vector of channels); larger windows read a zero-padded copy of the input instead.
+constexpr int64_t kMaxSpelledTaps = 400;
+
+/// One register tile: `rows` x `cols` output pixels of `channels` output channels.
+struct Tile {
+  int64_t channels, rows, cols;
+};
+
+/// The tile for this CPU: TC output channels (two vectors, as oneDNN's AVX-512 kernels
+/// use, so each broadcast feeds two FMAs), then as many pixels as leave registers for the
+/// weights and the broadcast (32 zmm: 28 accumulators; 16 ymm: 12), spread evenly over the
+/// row so no tile is much narrower than the others; rows are added when one row does not
+/// fill the registers (7 x 7 outputs). One vector of channels when two would make one
+/// block's weights (streamed from L2 once per band of rows) exceed half a megabyte: on the
+/// ResNet-18 layer4 3x3 (512 channels at 7 x 7) that ran 1.25x faster, while two vectors
+/// win by 5% at 256 channels. Depthwise tiles keep one vector of channels (each FMA reads
+/// its own input vector) and fewer pixels (they are spelled out whole; their speed, bound
+/// by memory, hardly depends on the tile: 12 to 28 pixels measured within 3%).
+Tile ChooseTile(const Conv2DShape& c, int64_t out_block, bool depthwise) {
+  const int64_t lanes = HostSimdBytes() / 4;
+  const int64_t max_acc =
+      depthwise ? std::max<int64_t>(
+                      4, std::min<int64_t>(lanes >= 16 ? 16 : 8, kMaxSpelledTaps / (c.kh * c.kw)))
+                : (lanes >= 16 ? 28 : 12);
+  const bool big_weights = c.ic * c.kh * c.kw * 2 * lanes * 4 > (int64_t{512} << 10);
+  int64_t tc = 0;
+  for (int64_t cand : {2 * lanes, lanes}) {
+    if ((depthwise || big_weights) && cand > lanes) continue;
+    if (c.oc % cand == 0 && (cand % out_block == 0 || out_block % cand == 0)) {
+      tc = cand;
+      break;
+    }
+  }
+  if (tc == 0) tc = out_block;  // divides the channels (the type relation checked it)
+  const int64_t vecs = (tc + lanes - 1) / lanes;
+  const int64_t max_cols = std::max<int64_t>(1, max_acc / vecs);
+  const int64_t col_tiles = (c.ow + max_cols - 1) / max_cols;
+  const int64_t cols = (c.ow + col_tiles - 1) / col_tiles;
+  const int64_t max_rows = std::max<int64_t>(1, max_acc / (vecs * cols));
+  const int64_t row_tiles = (c.oh + max_rows - 1) / max_rows;
+  return {tc, (c.oh + row_tiles - 1) / row_tiles, cols};
+}
+
+// Truncating division and remainder of non-negative indices: plain C `/` (the floor forms
+// carry a sign branch).
+PrimExpr Div(const PrimExpr& a, int64_t b) {
+  return b == 1 ? a : MakeBinary(BinaryOp::kDiv, a, IntImm(b));
+}
+PrimExpr Mod(const PrimExpr& a, int64_t b) {
+  return b == 1 ? IntImm(0) : Simplify(a - Div(a, b) * IntImm(b));
+}
+
+/// Row-major element strides of `shape`.
+std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+/// Logical weight element (o, i, kh, kw) of a constant float32 weight in layout `l`.
+struct ConstantWeight {
+  const float* data;
+  std::vector<int64_t> strides;
+  nn::KernelLayout2D l;
+  float At(int64_t o, int64_t i, int64_t kh, int64_t kw) const {
+    const int64_t ib = l.blocked() ? l.i_block : 1, ob = l.blocked() ? l.o_block : 1;
+    int64_t off = o / ob * strides[l.perm[0]] + i / ib * strides[l.perm[1]] +
+                  kh * strides[l.perm[2]] + kw * strides[l.perm[3]];
+    if (l.blocked()) off += i % ib * strides[4] + o % ob * strides[5];
+    return data[off];
+  }
+};
+
+/// pad[n, cb, h, w, l] = data(n, cb * py + l, h - pad_top, w - pad_left), or 0 outside the
+/// input: per row, zero left, copy the row (a vector per pixel, or the whole row when
+/// py = 1), zero right; rows outside the input are zeroed whole.
+Stmt PaddedCopy(const Conv2DShape& c, const TensorExpr& data, const nn::DataLayout2D& dl,
+                const Buffer& pad, int64_t py) {
+  const int64_t hp = pad->shape[2], wp = pad->shape[3];
+  tir::Var n = tir::MakeVar("n"), cb = tir::MakeVar("cb"), h = tir::MakeVar("h");
+  PrimExpr zero = FloatImm(0.0, DType::kFloat32);
+  auto value = [&](const PrimExpr& w, const PrimExpr& l) {
+    PrimExpr hh = Simplify(h + IntImm(-c.pad_top));
+    PrimExpr v = dl.blocked() && dl.c_block == py
+                     ? data.at({n, cb, hh, w, l})
+                     : data.at(DataIndices(dl, n, Simplify(cb * py + l), hh, w));
+    return v->dtype == DType::kFloat32 ? v : MakeCast(DType::kFloat32, v);
+  };
+  // Columns [lo, lo + len) of the padded row: the input's, or zeros.
+  auto run = [&](int64_t lo, int64_t len, bool copy) -> Stmt {
+    tir::Var w = tir::MakeVar("w"), l = tir::MakeVar("l");
+    PrimExpr pw = Simplify(w + IntImm(lo));
+    if (py == 1) {
+      PrimExpr v = copy ? value(Simplify(pw + IntImm(-c.pad_left)), IntImm(0)) : zero;
+      return MakeFor(w, IntImm(0), IntImm(len), ForKind::kVectorized,
+                     MakeStore(pad, v, {n, cb, h, pw, IntImm(0)}));
+    }
+    PrimExpr v = copy ? value(Simplify(pw + IntImm(-c.pad_left)), l) : zero;
+    return MakeFor(w, IntImm(0), IntImm(len), ForKind::kSerial,
+                   MakeFor(l, IntImm(0), IntImm(py), ForKind::kVectorized,
+                           MakeStore(pad, v, {n, cb, h, pw, l})));
+  };
+  std::vector<Stmt> row;
+  if (c.pad_left > 0) row.push_back(run(0, c.pad_left, false));
+  row.push_back(run(c.pad_left, c.iw, true));
+  if (wp > c.pad_left + c.iw) row.push_back(run(c.pad_left + c.iw, wp - c.pad_left - c.iw, false));
+  Stmt body = MakeIfThenElse(InRange(Simplify(h + IntImm(-c.pad_top)), c.ih), MakeSeq(row),
+                             run(0, wp, false));
+  body = MakeFor(h, IntImm(0), IntImm(hp), ForKind::kSerial, body);
+  body = MakeFor(cb, IntImm(0), IntImm(pad->shape[1]), ForKind::kSerial, body);
+  return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+}
+
+/// The output rows or columns one tile covers: the first as an expression, how many, and
+/// the first as a constant when the tile reaches into the padding (-1 when every tap of
+/// the tile is inside the input, so it runs plain loops).
+struct Span {
+  PrimExpr start;
+  int64_t count;
+  int64_t fixed;
+};
+
+/// Emits the nest of one convolution (the state shared by its parts).
+struct Builder {
+  LowerContext& ctx;
+  const Conv2DShape& c;
+  const TensorExpr& data;
+  const nn::DataLayout2D& dl;
+  const Buffer& dest;
+  const std::function<PrimExpr(const Indices&)>& epilogue;
+  Tile tile;
+  bool depthwise;
+  int64_t z;     // the output's channel block
+  int64_t py;    // input channels per block of the input the tiles read
+  bool copy;     // the tiles read a zero-padded copy (else the data, skipping padding)
+  Buffer pad;    // the copy, when made
+  Buffer wpk;    // packed weights
+  PrimExpr n;    // the image
+  PrimExpr ocb;  // the tile's block of output channels
+
+  /// Input value (n, channel block cb, lane l) at row h, column w of what the tiles read.
+  PrimExpr Input(const PrimExpr& cb, const PrimExpr& h, const PrimExpr& w, const PrimExpr& l) {
+    if (copy) return MakeLoad(pad, {n, cb, h, w, l});
+    return dl.blocked() ? data.at({n, cb, h, w, l}) : data.at({n, cb, h, w});
+  }
+
+  /// The input row of tile row r, tap kh (column of tile column t, tap kw).
+  PrimExpr Row(const Span& rows, const PrimExpr& r, const PrimExpr& kh) {
+    return Simplify((rows.start + r) * c.stride_h + kh + IntImm(copy ? 0 : -c.pad_top));
+  }
+  PrimExpr Col(const Span& cols, const PrimExpr& t, const PrimExpr& kw) {
+    return Simplify((cols.start + t) * c.stride_w + kw + IntImm(copy ? 0 : -c.pad_left));
+  }
+
+  /// Whether tap (kh, kw) of tile pixel (r, t) reads the input (not the padding).
+  bool TapInside(const Span& rows, int64_t r, int64_t kh, const Span& cols, int64_t t,
+                 int64_t kw) const {
+    if (copy) return true;
+    if (rows.fixed >= 0) {
+      int64_t h = (rows.fixed + r) * c.stride_h + kh - c.pad_top;
+      if (h < 0 || h >= c.ih) return false;
+    }
+    if (cols.fixed >= 0) {
+      int64_t w = (cols.fixed + t) * c.stride_w + kw - c.pad_left;
+      if (w < 0 || w >= c.iw) return false;
+    }
+    return true;
+  }
+
+  /// acc[r, t, :] += x * wpk[wi..., :], a vector of TC channels (x is a broadcast scalar, or
+  /// for depthwise a vector indexed by the lane `lane_in_x` stands for).
+  Stmt Fma(const Buffer& acc, const PrimExpr& r, const PrimExpr& t,
+           const std::function<PrimExpr(const PrimExpr& j)>& x, Indices wi) {
+    tir::Var j = tir::MakeVar("j");
+    wi.push_back(j);
+    Stmt upd = MakeStore(acc, MakeLoad(acc, {r, t, j}) + x(j) * MakeLoad(wpk, wi), {r, t, j});
+    return MakeFor(j, IntImm(0), IntImm(tile.channels), ForKind::kVectorized, upd);
+  }
+
+  /// The loops over r, t (unrolled) of a body indexed by them.
+  Stmt OverTile(const Span& rows, const Span& cols,
+                const std::function<Stmt(const PrimExpr&, const PrimExpr&)>& body) {
+    tir::Var r = tir::MakeVar("r"), t = tir::MakeVar("t");
+    return MakeFor(r, IntImm(0), IntImm(rows.count), ForKind::kUnrolled,
+                   MakeFor(t, IntImm(0), IntImm(cols.count), ForKind::kUnrolled, body(r, t)));
+  }
+
+  /// Dense accumulation over (input channel, kh, kw): channel blocks outside the taps and
+  /// lanes inside, so the innermost loop walks channels and the C compiler finds no value
+  /// to carry from one iteration to the next (its predictive commoning of the window's
+  /// overlap spills the tile); NCHW input (py = 1) has one channel loop inside the taps.
+  Stmt DenseAccumulate(const Buffer& acc, const Span& rows, const Span& cols) {
+    const bool border = !copy && (rows.fixed >= 0 || cols.fixed >= 0);
+    tir::Var icb = tir::MakeVar("icb");
+    const int64_t inner = py == 1 ? c.ic : py;
+    // The inner loop over channels (its own variable per loop) around `body(cb, lane)`:
+    // channel ch is (block, lane) = py == 1 ? (ch, 0) : (icb, ch).
+    auto channels = [&](const std::function<Stmt(const PrimExpr&, const PrimExpr&)>& body) {
+      tir::Var ch = tir::MakeVar("icl");
+      return MakeFor(ch, IntImm(0), IntImm(inner), ForKind::kSerial,
+                     py == 1 ? body(ch, IntImm(0)) : body(icb, ch));
+    };
+    auto fma = [&](const PrimExpr& cb, const PrimExpr& lane, const PrimExpr& r, const PrimExpr& t,
+                   const PrimExpr& kh, const PrimExpr& kw) {
+      PrimExpr x = Input(cb, Row(rows, r, kh), Col(cols, t, kw), lane);
+      return Fma(acc, r, t, [x](const PrimExpr&) { return x; }, {ocb, cb, kh, kw, lane});
+    };
+    Stmt taps;
+    if (!border) {
+      tir::Var kh = tir::MakeVar("kh"), kw = tir::MakeVar("kw");
+      Stmt body = channels([&](const PrimExpr& cb, const PrimExpr& lane) {
+        return OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
+          return fma(cb, lane, r, t, kh, kw);
+        });
+      });
+      body = MakeFor(kw, IntImm(0), IntImm(c.kw), ForKind::kSerial, body);
+      taps = MakeFor(kh, IntImm(0), IntImm(c.kh), ForKind::kSerial, body);
+    } else {
+      // Every tap spelled out with the pixels whose input it reaches.
+      std::vector<Stmt> seq;
+      for (int64_t kh = 0; kh < c.kh; ++kh)
+        for (int64_t kw = 0; kw < c.kw; ++kw) {
+          std::vector<std::pair<int64_t, int64_t>> pixels;
+          for (int64_t r = 0; r < rows.count; ++r)
+            for (int64_t t = 0; t < cols.count; ++t)
+              if (TapInside(rows, r, kh, cols, t, kw)) pixels.emplace_back(r, t);
+          if (pixels.empty()) continue;
+          seq.push_back(channels([&](const PrimExpr& cb, const PrimExpr& lane) {
+            std::vector<Stmt> fmas;
+            for (auto [r, t] : pixels)
+              fmas.push_back(fma(cb, lane, IntImm(r), IntImm(t), IntImm(kh), IntImm(kw)));
+            return MakeSeq(fmas);
+          }));
+        }
+      taps = MakeSeq(seq);
+    }
+    return py == 1 ? taps : MakeFor(icb, IntImm(0), IntImm(c.ic / py), ForKind::kSerial, taps);
+  }
+
+  /// Depthwise: every (tap, pixel) spelled out, in the order of the input vectors they read
+  /// (row by row, column by column), so each input vector is loaded once and used by all
+  /// the pixels whose windows cover it while it is in a register.
+  Stmt DepthwiseAccumulate(const Buffer& acc, const Span& rows, const Span& cols) {
+    std::vector<Stmt> seq;
+    const int64_t sh = c.stride_h, sw = c.stride_w;
+    for (int64_t v = 0; v < (rows.count - 1) * sh + c.kh; ++v)
+      for (int64_t u = 0; u < (cols.count - 1) * sw + c.kw; ++u)
+        for (int64_t r = 0; r < rows.count; ++r) {
+          int64_t kh = v - r * sh;
+          if (kh < 0 || kh >= c.kh) continue;
+          for (int64_t t = 0; t < cols.count; ++t) {
+            int64_t kw = u - t * sw;
+            if (kw < 0 || kw >= c.kw || !TapInside(rows, r, kh, cols, t, kw)) continue;
+            PrimExpr h = Row(rows, IntImm(r), IntImm(kh)), w = Col(cols, IntImm(t), IntImm(kw));
+            seq.push_back(Fma(acc, IntImm(r), IntImm(t),
+                              [&](const PrimExpr& j) { return Input(ocb, h, w, j); },
+                              {ocb, IntImm(kh), IntImm(kw)}));
+          }
+        }
+    return MakeSeq(seq);
+  }
+
+  /// Output indices of lane l of run v (a run: the tile's channels inside one block of z).
+  Indices OutIndex(int64_t v, const PrimExpr& oh, const PrimExpr& ow, const PrimExpr& l) {
+    const int64_t tc = tile.channels;
+    if (tc <= z) {
+      const int64_t per = z / tc;
+      return Indices{n, Div(ocb, per), oh, ow, per == 1 ? l : Simplify(Mod(ocb, per) * tc + l)};
+    }
+    return Indices{n, Simplify(ocb * (tc / z) + IntImm(v)), oh, ow, l};
+  }
+
+  /// One register tile: zero, accumulate, store with the epilogue.
+  Stmt MakeTile(const Span& rows, const Span& cols) {
+    const int64_t tc = tile.channels;
+    Buffer acc =
+        MakeBuffer(ctx.FreshName("conv_acc"), {rows.count, cols.count, tc}, DType::kFloat32);
+    std::vector<Stmt> seq;
+    seq.push_back(OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
+      tir::Var j = tir::MakeVar("j");
+      return MakeFor(j, IntImm(0), IntImm(tc), ForKind::kVectorized,
+                     MakeStore(acc, FloatImm(0.0, DType::kFloat32), {r, t, j}));
+    }));
+    seq.push_back(depthwise ? DepthwiseAccumulate(acc, rows, cols)
+                            : DenseAccumulate(acc, rows, cols));
+    const int64_t run = std::min(tc, z), runs = tc / run;
+    seq.push_back(OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
+      std::vector<Stmt> stores;
+      for (int64_t v = 0; v < runs; ++v) {
+        tir::Var l = tir::MakeVar("l");
+        Indices oi = OutIndex(v, Simplify(rows.start + r), Simplify(cols.start + t), l);
+        std::vector<Stmt> st{
+            MakeStore(dest, MakeLoad(acc, {r, t, Simplify(l + IntImm(v * run))}), oi)};
+        if (epilogue) {
+          PrimExpr e = epilogue(oi);
+          if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
+          st.push_back(MakeStore(dest, e, oi));
+        }
+        stores.push_back(MakeFor(l, IntImm(0), IntImm(run), ForKind::kVectorized, MakeSeq(st)));
+      }
+      return MakeSeq(stores);
+    }));
+    return MakeAllocate(acc, MakeSeq(seq));
+  }
+
+  /// Whether tiles of `count` outputs from `first` on one axis read only the input.
+  bool Inside(int64_t first, int64_t count, int64_t stride, int64_t k, int64_t pad_before,
+              int64_t in) const {
+    return copy || (first * stride - pad_before >= 0 &&
+                    (first + count - 1) * stride + k - 1 - pad_before <= in - 1);
+  }
+
+  /// The tiles of a band of rows: those reaching into the padding one by one, the others
+  /// in a loop.
+  Stmt Band(const Span& rows) {
+    const int64_t tw = tile.cols, full = c.ow / tw, tail = c.ow % tw;
+    int64_t lo = 0, hi = full;  // the column tiles [lo, hi) inside the input
+    while (lo < hi && !Inside(lo * tw, tw, c.stride_w, c.kw, c.pad_left, c.iw)) ++lo;
+    while (hi > lo && !Inside((hi - 1) * tw, tw, c.stride_w, c.kw, c.pad_left, c.iw)) --hi;
+    std::vector<Stmt> seq;
+    auto fixed = [&](int64_t first, int64_t count) {
+      bool inside = Inside(first, count, c.stride_w, c.kw, c.pad_left, c.iw);
+      return MakeTile(rows, Span{IntImm(first), count, inside ? -1 : first});
+    };
+    for (int64_t ct = 0; ct < lo; ++ct) seq.push_back(fixed(ct * tw, tw));
+    if (hi > lo) {
+      tir::Var ct = tir::MakeVar("ct");
+      seq.push_back(MakeFor(ct, IntImm(lo), IntImm(hi - lo), ForKind::kSerial,
+                            MakeTile(rows, Span{Simplify(ct * tw), tw, -1})));
+    }
+    for (int64_t ct = hi; ct < full; ++ct) seq.push_back(fixed(ct * tw, tw));
+    if (tail > 0) seq.push_back(fixed(full * tw, tail));
+    return MakeSeq(seq);
+  }
+
+  /// The bands of rows of block `ocb` of image `n`: band `rb` (an expression) dispatched
+  /// to the bands inside the input (a loop variable's multiple) or one reaching into the
+  /// padding (each its own code).
+  Stmt Bands(const PrimExpr& rb) {
+    const int64_t th = tile.rows, full = c.oh / th, tail = c.oh % th;
+    int64_t lo = 0, hi = full;
+    while (lo < hi && !Inside(lo * th, th, c.stride_h, c.kh, c.pad_top, c.ih)) ++lo;
+    while (hi > lo && !Inside((hi - 1) * th, th, c.stride_h, c.kh, c.pad_top, c.ih)) --hi;
+    std::vector<std::pair<int64_t, Stmt>> fixed;  // (band index, its code)
+    auto band = [&](int64_t b, int64_t count) {
+      bool inside = Inside(b * th, count, c.stride_h, c.kh, c.pad_top, c.ih);
+      return Band(Span{IntImm(b * th), count, inside ? -1 : b * th});
+    };
+    for (int64_t b = 0; b < full; ++b)
+      if (b < lo || b >= hi) fixed.emplace_back(b, band(b, th));
+    if (tail > 0) fixed.emplace_back(full, band(full, tail));
+    Stmt body = hi > lo ? Band(Span{Simplify(rb * th), th, -1}) : Stmt();
+    for (size_t i = fixed.size(); i-- > 0;) {
+      if (!body.defined()) {
+        body = fixed[i].second;
+        continue;
+      }
+      body = MakeIfThenElse(MakeBinary(BinaryOp::kEQ, rb, IntImm(fixed[i].first)), fixed[i].second,
+                            body);
+    }
+    return body;
+  }
+};
+
+}  // namespace
+
+NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
+                                  const nn::DataLayout2D& dl, const TensorExpr& weight,
+                                  const nn::KernelLayout2D& kl, const nn::DataLayout2D& ol) {
+  const bool depthwise = c.groups > 1 && c.ic == 1 && c.oc == c.groups;
+  if ((c.groups != 1 && !depthwise) || c.dilation_h != 1 || c.dilation_w != 1) return nullptr;
+  if (!ol.blocked() || ol.rank() != 5 || !dl.IsNCHWFamily() || c.oc % ol.c_block) return nullptr;
+  if (c.dtype != DType::kFloat32 || data.dtype != DType::kFloat32 ||
+      weight.dtype != DType::kFloat32)
+    return nullptr;
+  if (c.n <= 0 || c.oc <= 0 || c.ic <= 0 || c.oh <= 0 || c.ow <= 0 || c.kh <= 0 || c.kw <= 0)
+    return nullptr;
+  return [=](LowerContext& ctx, const Buffer& dest,
+             const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
+    Builder b{ctx, c, data, dl, dest, epilogue};
+    b.depthwise = depthwise;
+    b.z = ol.c_block;
+    b.tile = ChooseTile(c, b.z, depthwise);
+    const int64_t tc = b.tile.channels;
+    // Input channels per block of what the tiles read: the data's own block (1 for NCHW),
+    // or for depthwise the tile's channels, so that one vector load reads them.
+    b.py = depthwise ? tc : dl.block();
+    const int64_t channels = c.ic * c.groups, ocb_count = c.oc / tc;
+    const bool padded = c.pad_top || c.pad_left || c.pad_bottom || c.pad_right;
+    // A copy when the data is an inlined expression (it would be recomputed per use), its
+    // blocks differ from what depthwise tiles load, or a dense window is too large to
+    // spell out the tiles at the border.
+    b.copy = data.depth > 0 || (depthwise && dl.block() != tc) ||
+             (!depthwise && padded && c.kh * c.kw * b.tile.rows * b.tile.cols > kMaxSpelledTaps);
+
+    // 1. The zero-padded input copy, when the tiles read one.
+    if (b.copy) {
+      b.pad = ctx.AllocScratch("conv_pad",
+                               {c.n, channels / b.py, c.ih + c.pad_top + c.pad_bottom,
+                                c.iw + c.pad_left + c.pad_right, b.py},
+                               DType::kFloat32);
+      ctx.Emit(PaddedCopy(c, data, dl, b.pad, b.py));
+    }
+
+    // 2. Weights per tile: wpk[ocb, icb, kh, kw, icl, j] = w(ocb * tc + j, icb * py + icl,
+    // kh, kw), or for depthwise wpk[ocb, kh, kw, j] = w(ocb * tc + j, 0, kh, kw).
+    const int64_t py = b.py, icb_count = depthwise ? 1 : c.ic / py, lanes_in = depthwise ? 1 : py;
+    std::vector<int64_t> wshape =
+        depthwise ? std::vector<int64_t>{ocb_count, c.kh, c.kw, tc}
+                  : std::vector<int64_t>{ocb_count, icb_count, c.kh, c.kw, py, tc};
+    if (weight.constant.defined() && weight.constant.dtype() == DType::kFloat32 &&
+        weight.constant.shape() == weight.shape) {
+      // Constant weights are packed once, at compile time, instead of on every call.
+      ConstantWeight w{weight.constant.data_as<float>(), Strides(weight.shape), kl};
+      NDArray packed = NDArray::Empty(wshape, DType::kFloat32);
+      float* out = packed.data_as<float>();
+      for (int64_t ob = 0; ob < ocb_count; ++ob)
+        for (int64_t icb = 0; icb < icb_count; ++icb)
+          for (int64_t kh = 0; kh < c.kh; ++kh)
+            for (int64_t kw = 0; kw < c.kw; ++kw)
+              for (int64_t icl = 0; icl < lanes_in; ++icl)
+                for (int64_t j = 0; j < tc; ++j)
+                  *out++ = w.At(ob * tc + j, depthwise ? 0 : icb * py + icl, kh, kw);
+      b.wpk = ctx.AddConstant("conv_wpk", packed);
+    } else {
+      TensorExpr packed;
+      packed.shape = wshape;
+      packed.dtype = DType::kFloat32;
+      packed.at = [=](const Indices& i) {
+        PrimExpr oc = Simplify(i[0] * tc + i.back());
+        PrimExpr ic = depthwise ? IntImm(0) : Simplify(i[1] * py + i[4]);
+        PrimExpr kh = depthwise ? i[1] : i[2], kw = depthwise ? i[2] : i[3];
+        PrimExpr v = weight.at(KernelIndices(kl, oc, ic, kh, kw));
+        return v->dtype == DType::kFloat32 ? v : MakeCast(DType::kFloat32, v);
+      };
+      b.wpk = ctx.AllocScratch("conv_wpk", wshape, DType::kFloat32);
+      ctx.StoreInto(packed, b.wpk, "conv_wpk");
+    }
+
+    // 3. The tiles, parallel over (block of output channels, band of rows); the bands of
+    // one block are adjacent so a thread reuses that block's weights from cache.
+    const int64_t bands = (c.oh + b.tile.rows - 1) / b.tile.rows;
+    tir::Var n = tir::MakeVar("n"), f = tir::MakeVar("f");
+    b.n = c.n == 1 ? IntImm(0) : PrimExpr(n);
+    b.ocb = Div(f, bands);
+    Stmt body = b.Bands(bands == 1 ? IntImm(0) : Mod(f, bands));
+    const int64_t work = ocb_count * bands;
+    body =
+        MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial, body);
+    return c.n == 1 ? body : MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+  };
+}
+
+}  // namespace tessera::lower
