@@ -14,14 +14,16 @@ ALLOWED = {
     "capi_runtime": _CORE,
     "worker": _CORE,
     "ir": _CORE,
-    "op": ["ir"] + _CORE,
+    # What a layout is (IndexMap, layout strings) sits on the IR, below the ops that take
+    # layouts as attributes (layout_transform).
+    "layout": ["ir"] + _CORE,
+    "op": ["layout", "ir"] + _CORE,
     "target": ["ir"] + _CORE,
-    "pattern": ["op", "ir"] + _CORE,
-    "transform": ["pattern", "op", "target", "ir"] + _CORE,
-    "backend": ["transform", "pattern", "op", "target", "ir"] + _CORE,
-    "layout": ["transform", "pattern", "op", "target", "ir"] + _CORE,
-    "collage": ["backend", "transform", "pattern", "op", "target", "ir"] + _CORE,
-    "frontend": ["transform", "op", "ir"] + _CORE,
+    "pattern": ["op", "layout", "ir"] + _CORE,
+    "transform": ["pattern", "op", "target", "layout", "ir"] + _CORE,
+    "backend": ["transform", "pattern", "op", "target", "layout", "ir"] + _CORE,
+    "collage": ["backend", "transform", "pattern", "op", "target", "layout", "ir"] + _CORE,
+    "frontend": ["transform", "op", "layout", "ir"] + _CORE,
     "registry": ["frontend", "collage", "layout", "backend", "transform", "pattern", "op",
                  "target", "ir"] + _CORE,
 }

@@ -1,10 +1,7 @@
-// layout_transform between TVM layout strings such as NCHW, NHWC, NCHW16c, OIHW16i16o.
-//
-// An upper-case letter is a primal axis; a number followed by a lower-case letter is a
-// sub-axis of that size split off the primal axis of the same letter (which must appear
-// in the layout). Each letter appears at most once as primal and once as sub-axis. The
-// destination must use the same primal axes; splitting an axis requires its full extent
-// to be divisible by the sub-axis size (a value error otherwise; TVM would pad).
+// layout_transform between TVM layout strings such as NCHW, NHWC, NCHW16c, OIHW16i16o
+// (parsed by tessera/layout/layout_string.h). The destination must use the same primal
+// axes; splitting an axis requires its full extent to be divisible by the sub-axis size (a
+// value error otherwise; TVM would pad).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -13,80 +10,20 @@
 #include "elemwise_util.h"
 #include "op_defs.h"
 #include "op_util.h"
+#include "tessera/layout/layout_string.h"
 
 namespace tessera::op_defs {
 
 namespace {
 
-/// One axis of a layout: primal letter 'A'..'Z' and, for a sub-axis, its size (0 = primal).
-struct LayoutAxis {
-  char letter;
-  int64_t factor;
-};
-
-/// A parsed layout plus, per primal letter, its position and sub-axis size.
-struct Layout {
-  std::vector<LayoutAxis> axes;
-  int primal_pos[26];
-  int64_t sub_factor[26];
-};
-
-Layout ParseLayout(const std::string& text, const char* what) {
-  Layout layout;
-  std::fill(std::begin(layout.primal_pos), std::end(layout.primal_pos), -1);
-  std::fill(std::begin(layout.sub_factor), std::end(layout.sub_factor), 0);
-  if (text.empty()) TS_THROW(kValue) << what << " must not be empty";
-  size_t i = 0;
-  while (i < text.size()) {
-    int64_t factor = 0;
-    size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (factor > (int64_t{1} << 40))
-        TS_THROW(kValue) << what << " \"" << text << "\": sub-axis size is too large";
-      factor = factor * 10 + (text[i++] - '0');
-    }
-    bool has_number = i > start;
-    if (i == text.size())
-      TS_THROW(kValue) << what << " \"" << text << "\": a size must be followed by a letter";
-    char c = text[i++];
-    if (c >= 'A' && c <= 'Z' && !has_number) {
-      if (layout.primal_pos[c - 'A'] >= 0)
-        TS_THROW(kValue) << what << " \"" << text << "\" repeats axis " << c;
-      layout.primal_pos[c - 'A'] = static_cast<int>(layout.axes.size());
-      layout.axes.push_back({c, 0});
-    } else if (c >= 'a' && c <= 'z' && has_number) {
-      char up = static_cast<char>(c - 'a' + 'A');
-      if (factor <= 0)
-        TS_THROW(kValue) << what << " \"" << text << "\": sub-axis " << c
-                         << " must have a positive size";
-      if (layout.sub_factor[up - 'A'] != 0)
-        TS_THROW(kValue) << what << " \"" << text << "\" repeats sub-axis " << c;
-      layout.sub_factor[up - 'A'] = factor;
-      layout.axes.push_back({up, factor});
-    } else {
-      TS_THROW(kValue) << what << " \"" << text << "\": unexpected '" << c << "' at position "
-                       << (i - 1)
-                       << " (expected an upper-case axis or a size and a lower-case sub-axis)";
-    }
-  }
-  for (int k = 0; k < 26; ++k)
-    if (layout.sub_factor[k] && layout.primal_pos[k] < 0)
-      TS_THROW(kValue) << what << " \"" << text << "\" has sub-axis " << static_cast<char>('a' + k)
-                       << " without its primal axis " << static_cast<char>('A' + k);
-  return layout;
-}
+using layout::LayoutAxis;
+using Layout = layout::LayoutString;
 
 /// Parses both layouts and checks that they use the same primal axes.
 std::pair<Layout, Layout> ParseLayouts(const Attrs& attrs) {
-  const std::string& src_text = attrs.GetString("src_layout");
-  const std::string& dst_text = attrs.GetString("dst_layout");
-  Layout src = ParseLayout(src_text, "src_layout");
-  Layout dst = ParseLayout(dst_text, "dst_layout");
-  for (int k = 0; k < 26; ++k)
-    if ((src.primal_pos[k] < 0) != (dst.primal_pos[k] < 0))
-      TS_THROW(kValue) << "src_layout \"" << src_text << "\" and dst_layout \"" << dst_text
-                       << "\" must have the same primal axes (axis " << static_cast<char>('A' + k)
-                       << " is in only one)";
+  Layout src = layout::ParseLayoutString(attrs.GetString("src_layout"), "src_layout");
+  Layout dst = layout::ParseLayoutString(attrs.GetString("dst_layout"), "dst_layout");
+  layout::CheckSamePrimalAxes(src, "src_layout", dst, "dst_layout");
   return {src, dst};
 }
 

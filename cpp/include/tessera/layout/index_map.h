@@ -67,14 +67,9 @@ class IndexMap {
   /// differs, and a value error when an output can be negative.
   std::vector<int64_t> MapShape(const std::vector<int64_t>& shape) const;
 
-  /// The inverse over `shape` and where it is padding.
-  struct InverseResult {
-    /// Maps output indices (arity num_outputs()) back to input indices.
-    IndexMap inverse;
-    /// A bool expression over `inverse.initial_indices()`: true at positions of
-    /// MapShape(shape) that no input index maps to (constant false for a bijection).
-    tir::PrimExpr padding_predicate;
-  };
+  /// The inverse over `shape` and where it is padding (defined after the class, since it
+  /// holds an IndexMap).
+  struct InverseResult;
   /// The inverse of an injective map over `shape`, which may pad (TVM's
   /// NonSurjectiveInverse). Throws a value error naming the map and shape when the map is
   /// not injective on `shape` (it drops or folds indices) or not invertible in this form.
@@ -111,6 +106,19 @@ class IndexMap {
  private:
   std::vector<tir::Var> initial_;
   std::vector<tir::PrimExpr> final_;
+};
+
+/// Python-style text of an index or predicate expression, as ToString prints outputs:
+/// `c // 4 % 4 * 16 + h`, comparisons, `and`, `or`, `not`, True/False (Python's eval
+/// reads it; e.g. InverseResult::padding_predicate).
+std::string IndexExprToString(const tir::PrimExpr& expr);
+
+struct IndexMap::InverseResult {
+  /// Maps output indices (arity num_outputs()) back to input indices.
+  IndexMap inverse;
+  /// A bool expression over `inverse.initial_indices()`: true at positions of
+  /// MapShape(shape) that no input index maps to (constant false for a bijection).
+  tir::PrimExpr padding_predicate;
 };
 
 }  // namespace tessera::layout

@@ -1,0 +1,127 @@
+/* Tessera's C API for layouts: index maps (affine maps of tensor indices with floordiv and
+ * floormod by constants), their shapes, inverses with padding, composition, identity proofs
+ * and applying them to tensors. */
+#ifndef TESSERA_C_API_LAYOUT_H_
+#define TESSERA_C_API_LAYOUT_H_
+
+#include "tessera/c_api_tir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An index map `lambda i0, ..., i{n-1}: (e0, ..., e{m-1})`: n input indices to m output
+ *  indices. A map is an immutable value owned by its handle: every TsIndexMap a function
+ *  returns is new and released with TsIndexMapDestroy.
+ *
+ *  Conventions of this header follow c_api_ir.h: a NULL handle or out pointer fails with
+ *  TS_ERROR_INVALID_ARGUMENT; text that does not parse with TS_ERROR_PARSE (naming the
+ *  position); a shape whose rank differs from the map's arity with TS_ERROR_TYPE; a map
+ *  outside the accepted form, a map that cannot be inverted on a shape, or an output
+ *  array too small with TS_ERROR_VALUE. Shapes and index lists are a pointer and a count
+ *  (the pointer may be NULL when the count is 0); results go to caller arrays of a given
+ *  capacity, which must hold TsIndexMapGetNumOutputs (or GetArity) entries. */
+typedef struct TsIndexMap_* TsIndexMap;
+
+/* ---- Creating ------------------------------------------------------------------------ */
+
+/** Parses `lambda n, c, h, w: (n, c // 4, h, w, c % 4)` (`//`, `%`, `*`, `+`, `-`,
+ *  parentheses, `floordiv(a, b)`, `floormod(a, b)`). `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapParse(TsStringRef text, TsIndexMap* out);
+/** The map between two TVM layout strings ("NCHW" -> "NCHW16c"); input variables are
+ *  named after the source axes. An unknown or repeated axis, a sub-axis without its primal
+ *  axis or different primal axes fail with TS_ERROR_VALUE. `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapFromLayouts(const char* src_layout, const char* dst_layout,
+                                              TsIndexMap* out);
+/** `lambda i0..i{n-1}: (i0..i{n-1})`. `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapIdentity(int32_t ndim, TsIndexMap* out);
+/** The map of a transpose: output k is input `axes[k]` (a permutation of 0..num_axes-1;
+ *  else TS_ERROR_VALUE). `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapPermutation(const int64_t* axes, size_t num_axes,
+                                              TsIndexMap* out);
+/** A map from TIR variables (`initial`, int32, borrowed) and expressions over them
+ *  (`final_indices`, borrowed), simplified to the canonical form. `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapCreate(const TsPrimExpr* initial, size_t num_initial,
+                                         const TsPrimExpr* final_indices, size_t num_final,
+                                         TsIndexMap* out);
+/** Releases a map (NULL is ignored). */
+TS_CAPI_EXPORT void TsIndexMapDestroy(TsIndexMap map);
+
+/* ---- Reading ------------------------------------------------------------------------- */
+
+/** The text form, which TsIndexMapParse reads back; equal maps print equally up to
+ *  variable names. */
+TS_CAPI_EXPORT TsStatus TsIndexMapPrint(TsIndexMap map, TsStringCallback callback, void* user_data);
+/** The number of input indices. */
+TS_CAPI_EXPORT TsStatus TsIndexMapGetArity(TsIndexMap map, size_t* out);
+/** The number of output indices. */
+TS_CAPI_EXPORT TsStatus TsIndexMapGetNumOutputs(TsIndexMap map, size_t* out);
+/** Input variable `index` (new reference; out of range fails with TS_ERROR_VALUE). */
+TS_CAPI_EXPORT TsStatus TsIndexMapGetInitialIndex(TsIndexMap map, size_t index, TsPrimExpr* out);
+/** Output expression `index`, simplified (new reference). */
+TS_CAPI_EXPORT TsStatus TsIndexMapGetFinalIndex(TsIndexMap map, size_t index, TsPrimExpr* out);
+
+/* ---- Evaluating ---------------------------------------------------------------------- */
+
+/** The outputs at concrete `indices` (num_indices must be the arity) into `out`
+ *  (capacity `max_out`). */
+TS_CAPI_EXPORT TsStatus TsIndexMapMapIndices(TsIndexMap map, const int64_t* indices,
+                                             size_t num_indices, int64_t* out, size_t max_out);
+/** The shape of the image of `shape`, padded as TVM pads (i -> (i // 4, i % 4) over [14]
+ *  gives [4, 4]), into `out` (capacity `max_out`). An output that can be negative fails
+ *  with TS_ERROR_VALUE. */
+TS_CAPI_EXPORT TsStatus TsIndexMapMapShape(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                           int64_t* out, size_t max_out);
+/** A new tensor of the mapped shape with out[map(i)] = tensor[i] and `pad_value`
+ *  (converted to the tensor's dtype) at padding positions; any dtype. The map must be
+ *  injective on the tensor's shape. `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapApply(TsIndexMap map, TsNDArray tensor, double pad_value,
+                                        TsNDArray* out);
+
+/* ---- Inverses ------------------------------------------------------------------------ */
+
+/** The inverse of a map injective on `shape`, which may pad: `*inverse` (new) maps output
+ *  indices back to input indices, and `predicate` (may be NULL) receives the text of a
+ *  Python-style bool expression over the inverse's input variables that is true exactly at
+ *  padding positions of the mapped shape ("False" for a bijection). A map that is not
+ *  injective on `shape` fails with TS_ERROR_VALUE naming the map and the shape. */
+TS_CAPI_EXPORT TsStatus TsIndexMapNonSurjectiveInverse(TsIndexMap map, const int64_t* shape,
+                                                       size_t ndim, TsIndexMap* inverse,
+                                                       TsStringCallback predicate, void* user_data);
+/** The inverse of a bijection on `shape` (a map that pads fails with TS_ERROR_VALUE).
+ *  `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapInverse(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                          TsIndexMap* out);
+/** Whether the map is a bijection from `shape` onto its mapped shape (1) or not (0). */
+TS_CAPI_EXPORT TsStatus TsIndexMapIsBijective(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                              int* out);
+/** Whether the map is injective on `shape` (TsIndexMapNonSurjectiveInverse would succeed). */
+TS_CAPI_EXPORT TsStatus TsIndexMapIsInjective(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                              int* out);
+
+/* ---- Composing and comparing --------------------------------------------------------- */
+
+/** `then` after `map`: first `map`, then `then` (whose arity must be map's number of
+ *  outputs; else TS_ERROR_VALUE). `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsIndexMapComposeWith(TsIndexMap map, TsIndexMap then, TsIndexMap* out);
+/** Whether the map is provably the identity on every index of `shape` (exact). */
+TS_CAPI_EXPORT TsStatus TsIndexMapIsIdentity(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                             int* out);
+/** Whether `a` and `b` (same arity; else TS_ERROR_VALUE) give the same outputs on every
+ *  index of `shape` (exact). */
+TS_CAPI_EXPORT TsStatus TsIndexMapEqualOn(TsIndexMap a, TsIndexMap b, const int64_t* shape,
+                                          size_t ndim, int* out);
+/** Whether the map only permutes axes; if so and `axes` is not NULL, output k reads input
+ *  axes[k] (capacity `max_axes`, at least the arity). */
+TS_CAPI_EXPORT TsStatus TsIndexMapIsPermutation(TsIndexMap map, int64_t* axes, size_t max_axes,
+                                                int* out);
+/** Alpha-equivalence: same arity and the same outputs after renaming variables. */
+TS_CAPI_EXPORT TsStatus TsIndexMapEqual(TsIndexMap a, TsIndexMap b, int* out);
+/** A hash consistent with TsIndexMapEqual. */
+TS_CAPI_EXPORT TsStatus TsIndexMapHash(TsIndexMap map, uint64_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_C_API_LAYOUT_H_ */

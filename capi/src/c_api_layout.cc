@@ -1,0 +1,234 @@
+// The C API of layouts: index maps as owned handles over tessera::layout::IndexMap.
+#include <string>
+#include <vector>
+
+#include "c_api_internal.h"
+#include "tessera/c_api_layout.h"
+#include "tessera/ir/tir.h"
+#include "tessera/layout/index_map.h"
+
+using namespace tessera::capi;
+using tessera::layout::IndexMap;
+
+struct TsIndexMap_ {
+  IndexMap map;
+};
+
+namespace {
+
+/// A shape or index list from C (`data` may be NULL only for a count of 0).
+std::vector<int64_t> ShapeOf(const int64_t* data, size_t count, const char* what) {
+  if (count && !data) TS_THROW(kValue) << what << " is NULL with a count of " << count;
+  return std::vector<int64_t>(data, data + count);
+}
+
+/// Copies `values` into the caller's array of capacity `capacity`.
+void StoreInts(const std::vector<int64_t>& values, int64_t* out, size_t capacity,
+               const char* what) {
+  if (values.size() > capacity)
+    TS_THROW(kValue) << what << " gives " << values.size() << " values but the output array holds "
+                     << capacity;
+  if (!values.empty() && !out) TS_THROW(kValue) << what << ": the output array is NULL";
+  std::copy(values.begin(), values.end(), out);
+}
+
+TsIndexMap Wrap(IndexMap map) {
+  return new TsIndexMap_{std::move(map)};
+}
+
+}  // namespace
+
+extern "C" {
+
+TsStatus TsIndexMapParse(TsStringRef text, TsIndexMap* out) {
+  TS_REQUIRE(out);
+  return Guard([&] { *out = Wrap(IndexMap::Parse(StringOf(text, "TsIndexMapParse: text"))); });
+}
+
+TsStatus TsIndexMapFromLayouts(const char* src_layout, const char* dst_layout, TsIndexMap* out) {
+  TS_REQUIRE(src_layout);
+  TS_REQUIRE(dst_layout);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = Wrap(IndexMap::FromLayouts(src_layout, dst_layout)); });
+}
+
+TsStatus TsIndexMapIdentity(int32_t ndim, TsIndexMap* out) {
+  TS_REQUIRE(out);
+  return Guard([&] { *out = Wrap(IndexMap::Identity(ndim)); });
+}
+
+TsStatus TsIndexMapPermutation(const int64_t* axes, size_t num_axes, TsIndexMap* out) {
+  TS_REQUIRE(out);
+  return Guard([&] {
+    *out = Wrap(IndexMap::Permutation(ShapeOf(axes, num_axes, "TsIndexMapPermutation: axes")));
+  });
+}
+
+TsStatus TsIndexMapCreate(const TsPrimExpr* initial, size_t num_initial,
+                          const TsPrimExpr* final_indices, size_t num_final, TsIndexMap* out) {
+  TS_REQUIRE(out);
+  return Guard([&] {
+    auto vars = NodesOf<tessera::tir::VarNode>(initial, num_initial,
+                                               "TsIndexMapCreate: initial index", "a TIR variable");
+    auto exprs = NodesOf<tessera::tir::PrimExprNode>(
+        final_indices, num_final, "TsIndexMapCreate: final index", "a TIR expression");
+    std::vector<tessera::tir::Var> v(vars.begin(), vars.end());
+    std::vector<tessera::tir::PrimExpr> e(exprs.begin(), exprs.end());
+    *out = Wrap(IndexMap(std::move(v), std::move(e)));
+  });
+}
+
+void TsIndexMapDestroy(TsIndexMap map) {
+  delete map;
+}
+
+TsStatus TsIndexMapPrint(TsIndexMap map, TsStringCallback callback, void* user_data) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(callback);
+  return Guard([&] { Emit(map->map.ToString(), callback, user_data); });
+}
+
+TsStatus TsIndexMapGetArity(TsIndexMap map, size_t* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  *out = static_cast<size_t>(map->map.arity());
+  return TS_OK;
+}
+
+TsStatus TsIndexMapGetNumOutputs(TsIndexMap map, size_t* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  *out = static_cast<size_t>(map->map.num_outputs());
+  return TS_OK;
+}
+
+TsStatus TsIndexMapGetInitialIndex(TsIndexMap map, size_t index, TsPrimExpr* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    const auto& vars = map->map.initial_indices();
+    CheckIndex(index, vars.size(), "TsIndexMapGetInitialIndex: initial index");
+    *out = Give<TsPrimExpr>(tessera::tir::PrimExpr(vars[index]));
+  });
+}
+
+TsStatus TsIndexMapGetFinalIndex(TsIndexMap map, size_t index, TsPrimExpr* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    const auto& exprs = map->map.final_indices();
+    CheckIndex(index, exprs.size(), "TsIndexMapGetFinalIndex: final index");
+    *out = Give<TsPrimExpr>(exprs[index]);
+  });
+}
+
+TsStatus TsIndexMapMapIndices(TsIndexMap map, const int64_t* indices, size_t num_indices,
+                              int64_t* out, size_t max_out) {
+  TS_REQUIRE(map);
+  return Guard([&] {
+    std::vector<int64_t> result =
+        map->map.MapIndices(ShapeOf(indices, num_indices, "TsIndexMapMapIndices: indices"));
+    StoreInts(result, out, max_out, "TsIndexMapMapIndices");
+  });
+}
+
+TsStatus TsIndexMapMapShape(TsIndexMap map, const int64_t* shape, size_t ndim, int64_t* out,
+                            size_t max_out) {
+  TS_REQUIRE(map);
+  return Guard([&] {
+    std::vector<int64_t> result =
+        map->map.MapShape(ShapeOf(shape, ndim, "TsIndexMapMapShape: shape"));
+    StoreInts(result, out, max_out, "TsIndexMapMapShape");
+  });
+}
+
+TsStatus TsIndexMapApply(TsIndexMap map, TsNDArray tensor, double pad_value, TsNDArray* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(tensor);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = new TsNDArray_{map->map.Apply(tensor->array, pad_value)}; });
+}
+
+TsStatus TsIndexMapNonSurjectiveInverse(TsIndexMap map, const int64_t* shape, size_t ndim,
+                                        TsIndexMap* inverse, TsStringCallback predicate,
+                                        void* user_data) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(inverse);
+  return Guard([&] {
+    IndexMap::InverseResult result = map->map.NonSurjectiveInverse(
+        ShapeOf(shape, ndim, "TsIndexMapNonSurjectiveInverse: shape"));
+    std::string text = tessera::layout::IndexExprToString(result.padding_predicate);
+    *inverse = Wrap(std::move(result.inverse));
+    if (predicate) Emit(text, predicate, user_data);
+  });
+}
+
+TsStatus TsIndexMapInverse(TsIndexMap map, const int64_t* shape, size_t ndim, TsIndexMap* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard(
+      [&] { *out = Wrap(map->map.Inverse(ShapeOf(shape, ndim, "TsIndexMapInverse: shape"))); });
+}
+
+TsStatus TsIndexMapIsBijective(TsIndexMap map, const int64_t* shape, size_t ndim, int* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard(
+      [&] { *out = map->map.IsBijective(ShapeOf(shape, ndim, "TsIndexMapIsBijective: shape")); });
+}
+
+TsStatus TsIndexMapIsInjective(TsIndexMap map, const int64_t* shape, size_t ndim, int* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard(
+      [&] { *out = map->map.IsInjective(ShapeOf(shape, ndim, "TsIndexMapIsInjective: shape")); });
+}
+
+TsStatus TsIndexMapComposeWith(TsIndexMap map, TsIndexMap then, TsIndexMap* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(then);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = Wrap(map->map.ComposeWith(then->map)); });
+}
+
+TsStatus TsIndexMapIsIdentity(TsIndexMap map, const int64_t* shape, size_t ndim, int* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard(
+      [&] { *out = map->map.IsIdentity(ShapeOf(shape, ndim, "TsIndexMapIsIdentity: shape")); });
+}
+
+TsStatus TsIndexMapEqualOn(TsIndexMap a, TsIndexMap b, const int64_t* shape, size_t ndim,
+                           int* out) {
+  TS_REQUIRE(a);
+  TS_REQUIRE(b);
+  TS_REQUIRE(out);
+  return Guard(
+      [&] { *out = a->map.EqualOn(b->map, ShapeOf(shape, ndim, "TsIndexMapEqualOn: shape")); });
+}
+
+TsStatus TsIndexMapIsPermutation(TsIndexMap map, int64_t* axes, size_t max_axes, int* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    std::vector<int64_t> found;
+    bool is_permutation = map->map.IsPermutation(&found);
+    if (is_permutation && axes) StoreInts(found, axes, max_axes, "TsIndexMapIsPermutation");
+    *out = is_permutation;
+  });
+}
+
+TsStatus TsIndexMapEqual(TsIndexMap a, TsIndexMap b, int* out) {
+  TS_REQUIRE(a);
+  TS_REQUIRE(b);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = a->map == b->map; });
+}
+
+TsStatus TsIndexMapHash(TsIndexMap map, uint64_t* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = static_cast<uint64_t>(map->map.Hash()); });
+}
+
+}  // extern "C"
