@@ -61,9 +61,13 @@ def _py_name(name):
 
 
 def _attr_value(value):
-    """Converts dtype objects to their names; other values go to C++ as they are."""
+    """Converts dtype objects to their names and index maps to their text form
+    (layout_transform's index_map); other values go to C++ as they are."""
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtype_name(value)
+    if type(value).__name__ == "IndexMap":
+        astext = getattr(value, "astext", None)
+        return astext() if callable(astext) else str(value)
     return value
 
 

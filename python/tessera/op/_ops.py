@@ -280,16 +280,18 @@ def greater_equal(lhs, rhs, *, frozen_layout=False):
     return _call_op('greater_equal', locals())
 
 
-def layout_transform(data, src_layout, dst_layout, *, frozen_layout=False):
-    """moves data between TVM layouts such as NCHW, NHWC and NCHW16c
+def layout_transform(data, index_map='', pad_value=None, src_layout='', dst_layout='', *, frozen_layout=False):
+    """out[index_map(i)] = data[i]; positions no index maps to hold pad_value
 
     Op ``layout_transform`` (pattern: injective).
 
     Inputs: data
 
     Attributes:
-        src_layout (str, required): the layout of data
-        dst_layout (str, required): the layout of the result
+        index_map (str, default ''): the map of indices, `lambda n, c, h, w: (n, c // 16, h, w, c % 16)`
+        pad_value (optional_float, default None): the value of padding positions; None: the compiler's choice (kernels write 0)
+        src_layout (str, default ''): with dst_layout instead of index_map: the layout of data (e.g. NCHW)
+        dst_layout (str, default ''): with src_layout instead of index_map: the layout of the result (e.g. NCHW16c)
 
     frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
