@@ -5,9 +5,9 @@
 
 #include "lower_test_util.h"
 #include "ops_math_test_util.h"
+#include "tessera/ir/json.h"
 #include "test_text_util.h"
 #include "test_util.h"
-#include "tessera/ir/json.h"
 
 namespace tessera {
 namespace {
@@ -24,7 +24,9 @@ using testing_lower::CheckLowering;
 using testing_lower::Main;
 using testing_lower::T;
 
-TensorType F32(std::vector<int64_t> shape) { return MakeTensorType(std::move(shape)); }
+TensorType F32(std::vector<int64_t> shape) {
+  return MakeTensorType(std::move(shape));
+}
 
 /// The type error InferTypes gives for @main of `text` (the op's name comes first).
 std::string InferError(const std::string& text) {
@@ -58,9 +60,9 @@ TEST(OpsCrop, KernelReadsTheWindow) {
 
 TEST(OpsCrop, UndoesAConstantPad) {
   NDArray x = Iota({2, 3});
-  NDArray padded = RunOp("nn.pad", {x, NDArray::Scalar(-1.0, DType::kFloat32)},
-                         Attrs{{"pad_width", AttrValue{AttrValue::Ints({1, 0}),
-                                                      AttrValue::Ints({2, 1})}}});
+  NDArray padded =
+      RunOp("nn.pad", {x, NDArray::Scalar(-1.0, DType::kFloat32)},
+            Attrs{{"pad_width", AttrValue{AttrValue::Ints({1, 0}), AttrValue::Ints({2, 1})}}});
   Attrs attrs = CropAttrs({1, 2}, {2, 3});
   attrs.Set("cropped_value", -1.0);
   EXPECT_TRUE(RunOp("crop", {padded}, attrs).BitwiseEqual(x));
@@ -79,14 +81,26 @@ TEST(OpsCrop, Errors) {
                 .find("leaves data shape [2, 5] at axis 0 (4 + 0 > 2)"),
             std::string::npos);
   Var x = MakeVar("x", F32({2, 5}));
-  ExpectError([&] { MakeOpCall("crop", {x}, CropAttrs({0, -1}, {2, 3})); }, ErrorKind::kValue,
-              "op 'crop': begin [0, -1] is negative at axis 1");
-  ExpectError([&] { MakeOpCall("crop", {x}, CropAttrs({0, 0}, {2, -3})); }, ErrorKind::kValue,
-              "op 'crop': sizes [2, -3] is negative at axis 1");
-  ExpectError([&] { MakeOpCall("crop", {x}, CropAttrs({0}, {2, 3})); }, ErrorKind::kValue,
-              "op 'crop': begin [0] and sizes [2, 3] must have one entry per axis each");
-  ExpectError([&] { MakeOpCall("crop", {x}, Attrs{{"begin", AttrValue::Ints({0, 0})}}); },
-              ErrorKind::kValue, "op 'crop': attribute 'sizes' is required");
+  ExpectError(
+      [&] {
+        MakeOpCall("crop", {x}, CropAttrs({0, -1}, {2, 3}));
+      },
+      ErrorKind::kValue, "op 'crop': begin [0, -1] is negative at axis 1");
+  ExpectError(
+      [&] {
+        MakeOpCall("crop", {x}, CropAttrs({0, 0}, {2, -3}));
+      },
+      ErrorKind::kValue, "op 'crop': sizes [2, -3] is negative at axis 1");
+  ExpectError(
+      [&] {
+        MakeOpCall("crop", {x}, CropAttrs({0}, {2, 3}));
+      },
+      ErrorKind::kValue, "op 'crop': begin [0] and sizes [2, 3] must have one entry per axis each");
+  ExpectError(
+      [&] {
+        MakeOpCall("crop", {x}, Attrs{{"begin", AttrValue::Ints({0, 0})}});
+      },
+      ErrorKind::kValue, "op 'crop': attribute 'sizes' is required");
   ExpectError(
       [&] {
         Attrs a = CropAttrs({0, 0}, {1, 1});
@@ -112,8 +126,7 @@ TEST(OpsCrop, TextAndJsonRoundTrip) {
                                   "%0 = crop(%x, begin=[1, 2], sizes=[2, 3], cropped_value=0f);\n"
                                   "  crop(%0, begin=[0, 0], sizes=[1, 3], frozen_layout=True)"));
   std::string text = ExpectRoundTrip(mod);
-  EXPECT_NE(text.find("crop(%x, begin=[1, 2], sizes=[2, 3], cropped_value=0f)"),
-            std::string::npos)
+  EXPECT_NE(text.find("crop(%x, begin=[1, 2], sizes=[2, 3], cropped_value=0f)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("crop(%0, begin=[0, 0], sizes=[1, 3], frozen_layout=True)"),
             std::string::npos)
@@ -131,8 +144,8 @@ Attrs MapAttrs(const std::string& map, AttrValue pad = AttrValue()) {
 
 TEST(OpsLayoutTransform, LayoutsAreSugarForTheIndexMap) {
   Var x = MakeVar("x", F32({1, 64, 4, 4}));
-  Call sugar = MakeOpCall("layout_transform", {x},
-                          Attrs{{"src_layout", "NCHW"}, {"dst_layout", "NCHW16c"}});
+  Call sugar =
+      MakeOpCall("layout_transform", {x}, Attrs{{"src_layout", "NCHW"}, {"dst_layout", "NCHW16c"}});
   Call direct = MakeOpCall("layout_transform", {x},
                            MapAttrs("lambda n, c, h, w: (n, c // 16, h, w, c % 16)"));
   EXPECT_TRUE(StructuralEqual(Expr(sugar), Expr(direct)));
@@ -182,9 +195,8 @@ TEST(OpsLayoutTransform, KernelMovesElementsAndPadsWithPadValue) {
   EXPECT_EQ(Values(zero)[14], 0.0);
   EXPECT_EQ(Values(zero)[15], 0.0);
   // A leading offset pads at the front and the back: [14] -> [4, 4], positions 0 and 15.
-  NDArray shifted =
-      RunOp("layout_transform", {Iota({14}, DType::kInt32)},
-            MapAttrs("lambda i: ((i + 1) // 4, (i + 1) % 4)", int64_t{-7}));
+  NDArray shifted = RunOp("layout_transform", {Iota({14}, DType::kInt32)},
+                          MapAttrs("lambda i: ((i + 1) // 4, (i + 1) % 4)", int64_t{-7}));
   std::vector<double> expect = {-7};
   for (int i = 0; i < 14; ++i) expect.push_back(i);
   expect.push_back(-7);
@@ -240,13 +252,15 @@ TEST(OpsLayoutTransform, Errors) {
   EXPECT_NE(attr_error(Attrs{{"src_layout", "NCHW"}, {"dst_layout", "NCDW"}})
                 .find("must have the same primal axes"),
             std::string::npos);
-  EXPECT_NE(attr_error(MapAttrs("lambda n, c: (n, c")).find("op 'layout_transform': index map "
-                                                              "text \"lambda n, c: (n, c\""),
+  EXPECT_NE(attr_error(MapAttrs("lambda n, c: (n, c"))
+                .find("op 'layout_transform': index map "
+                      "text \"lambda n, c: (n, c\""),
             std::string::npos);
-  EXPECT_NE(attr_error(Attrs{{"index_map", "lambda i: (i,)"}, {"src_layout", "NCHW"},
-                             {"dst_layout", "NHWC"}})
-                .find("give either index_map or src_layout and dst_layout, not both"),
-            std::string::npos);
+  EXPECT_NE(
+      attr_error(
+          Attrs{{"index_map", "lambda i: (i,)"}, {"src_layout", "NCHW"}, {"dst_layout", "NHWC"}})
+          .find("give either index_map or src_layout and dst_layout, not both"),
+      std::string::npos);
   EXPECT_NE(attr_error({}).find("op 'layout_transform': needs index_map (or src_layout and "
                                 "dst_layout)"),
             std::string::npos);
@@ -256,31 +270,32 @@ TEST(OpsLayoutTransform, LowersLikeTheInterpreter) {
   auto lt = [](const std::string& map, const std::string& more = "") {
     return "layout_transform(%x, index_map=\"" + map + "\"" + more + ")";
   };
-  CheckLowering(Main("%x: " + T("1, 32, 5, 3"), lt("lambda n, c, h, w: (n, c // 16, h, w, c % 16)")));
-  CheckLowering(Main("%x: " + T("1, 2, 5, 3, 16"),
-                     lt("lambda n, C, h, w, c: (n, C * 16 + c, h, w)")));
+  CheckLowering(
+      Main("%x: " + T("1, 32, 5, 3"), lt("lambda n, c, h, w: (n, c // 16, h, w, c % 16)")));
+  CheckLowering(
+      Main("%x: " + T("1, 2, 5, 3, 16"), lt("lambda n, C, h, w, c: (n, C * 16 + c, h, w)")));
   CheckLowering(Main("%x: " + T("2, 3, 4"), lt("lambda a, b, c: (c, a, b)")));
   // Padding, with a value, without (0), in an integer dtype and at both ends.
-  CheckLowering(Main("%x: " + T("1, 6, 3, 3"), lt("lambda n, c, h, w: (n, c // 4, h, w, c % 4)",
-                                                   ", pad_value=-2.5f")));
+  CheckLowering(Main("%x: " + T("1, 6, 3, 3"),
+                     lt("lambda n, c, h, w: (n, c // 4, h, w, c % 4)", ", pad_value=-2.5f")));
   CheckLowering(Main("%x: " + T("1, 6, 3, 3"), lt("lambda n, c, h, w: (n, c // 4, h, w, c % 4)")));
-  CheckLowering(
-      Main("%x: " + T("5, 14", "int32"), lt("lambda i, j: (i, (j + 1) // 4, (j + 1) % 4)", ", pad_value=9f")));
+  CheckLowering(Main("%x: " + T("5, 14", "int32"),
+                     lt("lambda i, j: (i, (j + 1) // 4, (j + 1) % 4)", ", pad_value=9f")));
   // Fused between elementwise ops, and the sugar spelling.
   CheckLowering(Main("%x: " + T("1, 8, 3, 3"),
-                     "%0 = nn.relu(%x);\n  %1 = " + lt("lambda n, c, h, w: (n, c // 4, h, w, c % 4)") +
-                         ";\n  exp(%1)"));
+                     "%0 = nn.relu(%x);\n  %1 = " +
+                         lt("lambda n, c, h, w: (n, c // 4, h, w, c % 4)") + ";\n  exp(%1)"));
   CheckLowering(Main("%x: " + T("1, 6, 2, 2"),
                      "layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NCHW4c\", "
                      "pad_value=1f)"));
 }
 
 TEST(OpsLayoutTransform, TextAndJsonRoundTrip) {
-  IRModule mod = ParseModule(Main(
-      "%x: " + T("1, 6, 2, 2"),
-      "%0 = layout_transform(%x, index_map=\"lambda n, c, h, w: (n, c // 4, h, w, c % 4)\", "
-      "pad_value=0.5f, frozen_layout=True);\n"
-      "  layout_transform(%0, src_layout=\"NCHW4c\", dst_layout=\"NHWC4c\")"));
+  IRModule mod = ParseModule(
+      Main("%x: " + T("1, 6, 2, 2"),
+           "%0 = layout_transform(%x, index_map=\"lambda n, c, h, w: (n, c // 4, h, w, c % 4)\", "
+           "pad_value=0.5f, frozen_layout=True);\n"
+           "  layout_transform(%0, src_layout=\"NCHW4c\", dst_layout=\"NHWC4c\")"));
   std::string text = ExpectRoundTrip(mod);
   EXPECT_NE(text.find("index_map=\"lambda n, c, h, w: (n, c // 4, h, w, c % 4)\", "
                       "pad_value=0.5f, frozen_layout=True)"),

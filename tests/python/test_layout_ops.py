@@ -68,7 +68,8 @@ def test_integer_padding_at_both_ends_and_a_transpose():
     expected[:, 1:15] = x
     np.testing.assert_array_equal(interp, expected.reshape(3, 4, 4))
     np.testing.assert_array_equal(native, expected.reshape(3, 4, 4))
-    interp, native, x = run_both((2, 3, 4), lambda x: op.layout_transform(x, "lambda a, b, c: (c, a, b)"))
+    interp, native, x = run_both((2, 3, 4),
+                                 lambda x: op.layout_transform(x, "lambda a, b, c: (c, a, b)"))
     np.testing.assert_array_equal(interp, x.transpose(2, 0, 1))
     np.testing.assert_array_equal(native, x.transpose(2, 0, 1))
 
@@ -106,7 +107,8 @@ def test_errors_name_the_op():
         tessera.transform.InferType()(mod)
     with pytest.raises(tessera.TesseraValueError, match="give either index_map or src_layout"):
         op.layout_transform(x, "lambda a, b, c: (a, b, c)", src_layout="NCH", dst_layout="NHC")
-    with pytest.raises(tessera.TesseraValueError, match="op 'crop': sizes \\[2, -1, 4\\] is negative"):
+    with pytest.raises(tessera.TesseraValueError,
+                       match="op 'crop': sizes \\[2, -1, 4\\] is negative"):
         op.crop(x, (0, 0, 0), (2, -1, 4))
     mod = tessera.IRModule.from_expr(tessera.Function([x], op.crop(x, (1, 0, 0), (2, 3, 4))))
     with pytest.raises(tessera.TesseraTypeError, match="op 'crop': the window .* at axis 0"):

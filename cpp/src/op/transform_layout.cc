@@ -58,7 +58,8 @@ bool DTypeHolds(DType dtype, double v) {
     case DType::kBFloat16:
       return !std::isfinite(v) || std::fabs(v) <= 3.3895313892515355e38;
     default:
-      return std::isfinite(v) && v == std::trunc(v) && v >= static_cast<double>(math::IntMin(dtype)) &&
+      return std::isfinite(v) && v == std::trunc(v) &&
+             v >= static_cast<double>(math::IntMin(dtype)) &&
              v <= static_cast<double>(math::IntMax(dtype));
   }
 }
@@ -82,9 +83,8 @@ Type LayoutTransformRel(const std::vector<Type>& args, const Attrs& attrs,
   const AttrValue& pad = attrs.Get("pad_value");
   if (!pad.is_none() && !map.IsBijective(t->shape) && !DTypeHolds(t->dtype, pad.AsFloat()))
     TS_THROW(kType) << "index map `" << map.ToString() << "` pads data shape "
-                    << ShapeToString(t->shape) << " to " << ShapeToString(out)
-                    << " but pad_value " << pad.AsFloat() << " does not fit data's dtype "
-                    << DTypeName(t->dtype);
+                    << ShapeToString(t->shape) << " to " << ShapeToString(out) << " but pad_value "
+                    << pad.AsFloat() << " does not fit data's dtype " << DTypeName(t->dtype);
   return MakeTensorType(out, t->dtype);
 }
 

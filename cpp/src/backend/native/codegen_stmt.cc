@@ -332,8 +332,8 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   const auto* lo = n->min.as<tir::IntImmNode>();
   const auto* extent = n->extent.as<tir::IntImmNode>();
   if (lo && extent)
-    Line("if (" + lv + " < " + std::to_string(lo->value) + " || " + lv + " >= " +
-         std::to_string(lo->value + extent->value) + ") __builtin_unreachable();");
+    Line("if (" + lv + " < " + std::to_string(lo->value) + " || " + lv +
+         " >= " + std::to_string(lo->value + extent->value) + ") __builtin_unreachable();");
   EmitStmt(n->body);
   Close();
   UnbindVar(n->loop_var.get());
