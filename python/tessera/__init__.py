@@ -3,9 +3,9 @@
 The package wraps two native extensions. ``tessera.runtime`` (``load``, ``Executable``) and
 ``tessera.nd`` need only ``tessera._runtime`` (linked against ``libtessera_runtime``), so a
 deployed service can run a saved program without loading the compiler. Everything else
-wraps the compiler, ``tessera._core``: ``tessera.ir`` for the IR, ``tessera.op`` for op
-builders generated from the op registry, ``tessera.transform`` and ``tessera.instrument``
-for the pass infrastructure, ``tessera.evaluate``/``tessera.run`` to execute modules on
+wraps the compiler, ``tessera._core``: ``tessera.ir`` for the IR, ``tessera.layout`` for
+layouts as index maps, ``tessera.op`` for op builders generated from the op registry,
+``tessera.transform`` and ``tessera.instrument`` for the pass infrastructure, ``tessera.evaluate``/``tessera.run`` to execute modules on
 NumPy arrays with the reference interpreter, and ``tessera.build`` to compile them for a
 target (``"native"``: C for this CPU) into an ``Executable``.
 
@@ -37,8 +37,8 @@ from .error import (  # noqa: F401
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "backend", "collage", "compiler", "error", "frontend", "instrument", "interpreter", "ir", "nd",
-    "op", "partition", "pattern", "runtime", "tir", "transform",
+    "backend", "collage", "compiler", "error", "frontend", "instrument", "interpreter", "ir",
+    "layout", "nd", "op", "partition", "pattern", "runtime", "tir", "transform",
 }
 
 # Top-level names and the submodule defining each.
@@ -56,7 +56,7 @@ _NAMES = {
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
     from . import (backend, collage, compiler, frontend, instrument, interpreter,  # noqa: F401
-                   ir, nd, op, partition, pattern, runtime, tir, transform)
+                   ir, layout, nd, op, partition, pattern, runtime, tir, transform)
     from .compiler import build, list_targets, load, lower  # noqa: F401
     from .interpreter import evaluate, evaluate_function, run  # noqa: F401
     from .ir import (Call, Constant, Function, FuncType, GlobalVar, IRModule, Let,  # noqa: F401

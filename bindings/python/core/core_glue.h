@@ -275,6 +275,8 @@ void BindCollageSearch(py::module_& m);
 void BindCostDatabase(py::module_& m);
 /// ONNX import.
 void BindFrontend(py::module_& m);
+/// layout submodule: IndexMap.
+void BindLayout(py::module_& m);
 
 }  // namespace tessera_py
 

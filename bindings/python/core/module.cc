@@ -22,4 +22,5 @@ PYBIND11_MODULE(_core, m) {
   BindCollageSearch(m);
   BindCostDatabase(m);
   BindFrontend(m);
+  BindLayout(m);
 }

@@ -272,5 +272,6 @@ def sequential(passes: List[Pass], opt_level: int = ..., name: str = ..., requir
 def verify_module(mod: IRModule) -> None: ...
 
 from . import collage as collage
+from . import layout as layout
 from . import pattern as pattern
 from . import tir as tir

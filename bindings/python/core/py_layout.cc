@@ -1,0 +1,287 @@
+// tessera._core.layout: IndexMap (affine maps of tensor indices) over the C API's TsIndexMap.
+#include "core_glue.h"
+
+namespace tessera_py {
+
+namespace {
+
+/// An index map; owns its TsIndexMap (immutable, so copies share it).
+struct PyIndexMap {
+  Shared<TsIndexMap, TsIndexMapDestroy> handle;
+};
+
+PyIndexMap Own(TsIndexMap map) {
+  return PyIndexMap{Shared<TsIndexMap, TsIndexMapDestroy>(map)};
+}
+
+/// Integers from a Python sequence (a shape or indices); anything else raises
+/// TesseraTypeError naming `what`.
+std::vector<int64_t> IntsOf(py::handle seq, const std::string& what) {
+  if (py::isinstance<py::str>(seq) || !py::isinstance<py::sequence>(seq))
+    Raise(TS_ERROR_TYPE, what + ": expected a sequence of ints, got a " + TypeName(seq));
+  std::vector<int64_t> out;
+  size_t i = 0;
+  for (py::handle item : seq) {
+    if (py::isinstance<py::bool_>(item) || !py::hasattr(item, "__index__"))
+      Raise(TS_ERROR_TYPE,
+            what + "[" + std::to_string(i) + "]: expected an int, got a " + TypeName(item));
+    out.push_back(py::int_(item.attr("__index__")()).cast<int64_t>());
+    ++i;
+  }
+  return out;
+}
+
+py::tuple TupleOf(const std::vector<int64_t>& values) {
+  py::tuple out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) out[i] = py::int_(values[i]);
+  return out;
+}
+
+std::string TextOf(const PyIndexMap& m) {
+  return Text([&](TsStringCallback cb, void* u) { return TsIndexMapPrint(m.handle.get(), cb, u); });
+}
+
+size_t NumOutputs(const PyIndexMap& m) {
+  return CountOf([&](size_t* n) { return TsIndexMapGetNumOutputs(m.handle.get(), n); });
+}
+
+size_t Arity(const PyIndexMap& m) {
+  return CountOf([&](size_t* n) { return TsIndexMapGetArity(m.handle.get(), n); });
+}
+
+PyIndexMap Parse(const std::string& text) {
+  TsIndexMap out = nullptr;
+  Check(TsIndexMapParse(RefOf(text), &out));
+  return Own(out);
+}
+
+/// A bool from a `call(shape, ndim, &out)` on `shape` given from Python.
+template <typename F>
+bool Predicate(py::handle shape, const char* what, F&& call) {
+  std::vector<int64_t> s = IntsOf(shape, what);
+  int out = 0;
+  Check(call(s.data(), s.size(), &out));
+  return out != 0;
+}
+
+const char* kDoc =
+    "An affine map of tensor indices, ``lambda n, c, h, w: (n, c // 4, h, w, c % 4)``: "
+    "variables, integer constants, +, -, * by a constant and // and % by a positive "
+    "constant. Maps are immutable values; == is alpha-equivalence (names do not matter).";
+
+}  // namespace
+
+void BindLayout(py::module_& parent) {
+  py::module_ m = parent.def_submodule("layout", "Index maps (use tessera.layout).");
+  py::class_<PyIndexMap> cls(m, "IndexMap", kDoc);
+  cls.def(py::init([](const std::string& text) { return Parse(text); }), py::arg("text"),
+          "Parses the text form (as `IndexMap.parse`).")
+      .def_static("parse", &Parse, py::arg("text"),
+                  "Parses `lambda i, j: (...)` (`//`, `%`, `*`, `+`, `-`, parentheses, "
+                  "`floordiv(a, b)`, `floormod(a, b)`); a syntax error names the position.")
+      .def_static(
+          "from_func",
+          [](py::object func) {
+            // The Python lambda runs on symbolic indices that spell out its text.
+            py::object text = py::module_::import("tessera.layout").attr("_lambda_text")(func);
+            return Parse(text.cast<std::string>());
+          },
+          py::arg("func"),
+          "The map a Python function computes, e.g. "
+          "`IndexMap.from_func(lambda n, c, h, w: (n, c // 4, h, w, c % 4))`; its parameters "
+          "name the input indices.")
+      .def_static(
+          "from_layouts",
+          [](const std::string& src, const std::string& dst) {
+            TsIndexMap out = nullptr;
+            Check(TsIndexMapFromLayouts(src.c_str(), dst.c_str(), &out));
+            return Own(out);
+          },
+          py::arg("src_layout"), py::arg("dst_layout"),
+          "The map between TVM layout strings, e.g. `from_layouts('NCHW', 'NCHW16c')`.")
+      .def_static(
+          "identity",
+          [](int32_t ndim) {
+            TsIndexMap out = nullptr;
+            Check(TsIndexMapIdentity(ndim, &out));
+            return Own(out);
+          },
+          py::arg("ndim"), "`lambda i0, ...: (i0, ...)` of `ndim` indices.")
+      .def_static(
+          "permutation",
+          [](py::object axes) {
+            std::vector<int64_t> a = IntsOf(axes, "IndexMap.permutation: axes");
+            TsIndexMap out = nullptr;
+            Check(TsIndexMapPermutation(a.data(), a.size(), &out));
+            return Own(out);
+          },
+          py::arg("axes"), "The map of a transpose: output k is input `axes[k]`.")
+      .def_property_readonly("arity", &Arity, "The number of input indices.")
+      .def_property_readonly("num_outputs", &NumOutputs, "The number of output indices.")
+      .def_property_readonly(
+          "initial_indices",
+          [](const PyIndexMap& m) {
+            return TypedList<PyTirVar, TsPrimExpr>(
+                Arity(m),
+                [&](size_t i, TsPrimExpr* out) {
+                  return TsIndexMapGetInitialIndex(m.handle.get(), i, out);
+                },
+                WrapPrimExpr);
+          },
+          "The input variables (tir.Var).")
+      .def_property_readonly(
+          "final_indices",
+          [](const PyIndexMap& m) {
+            return TypedList<PyPrimExpr, TsPrimExpr>(
+                NumOutputs(m),
+                [&](size_t i, TsPrimExpr* out) {
+                  return TsIndexMapGetFinalIndex(m.handle.get(), i, out);
+                },
+                WrapPrimExpr);
+          },
+          "The output expressions (tir.PrimExpr), simplified.")
+      .def(
+          "map_indices",
+          [](const PyIndexMap& m, py::object indices) {
+            std::vector<int64_t> in = IntsOf(indices, "IndexMap.map_indices: indices");
+            std::vector<int64_t> out(NumOutputs(m));
+            Check(
+                TsIndexMapMapIndices(m.handle.get(), in.data(), in.size(), out.data(), out.size()));
+            return TupleOf(out);
+          },
+          py::arg("indices"), "The output indices at concrete input indices.")
+      .def(
+          "map_shape",
+          [](const PyIndexMap& m, py::object shape) {
+            std::vector<int64_t> in = IntsOf(shape, "IndexMap.map_shape: shape");
+            std::vector<int64_t> out(NumOutputs(m));
+            Check(TsIndexMapMapShape(m.handle.get(), in.data(), in.size(), out.data(), out.size()));
+            return TupleOf(out);
+          },
+          py::arg("shape"),
+          "The shape of the image of `shape`, padded as TVM pads (`i -> (i // 4, i % 4)` over "
+          "(14,) gives (4, 4)).")
+      .def(
+          "inverse",
+          [](const PyIndexMap& m, py::object shape) {
+            std::vector<int64_t> s = IntsOf(shape, "IndexMap.inverse: shape");
+            TsIndexMap out = nullptr;
+            Check(TsIndexMapInverse(m.handle.get(), s.data(), s.size(), &out));
+            return Own(out);
+          },
+          py::arg("shape"), "The inverse of a bijection on `shape` (a map that pads raises).")
+      .def(
+          "non_surjective_inverse",
+          [](const PyIndexMap& m, py::object shape) {
+            std::vector<int64_t> s = IntsOf(shape, "IndexMap.non_surjective_inverse: shape");
+            TsIndexMap out = nullptr;
+            std::string predicate;
+            Check(TsIndexMapNonSurjectiveInverse(m.handle.get(), s.data(), s.size(), &out,
+                                                 &AppendText, &predicate));
+            return py::make_tuple(Own(out), predicate);
+          },
+          py::arg("shape"),
+          "(inverse, predicate) of a map injective on `shape`: the predicate is Python text "
+          "over the inverse's variables, true exactly at padding positions ('False' for a "
+          "bijection).")
+      .def(
+          "is_bijective",
+          [](const PyIndexMap& m, py::object shape) {
+            return Predicate(shape, "IndexMap.is_bijective: shape",
+                             [&](const int64_t* s, size_t n, int* out) {
+                               return TsIndexMapIsBijective(m.handle.get(), s, n, out);
+                             });
+          },
+          py::arg("shape"), "Whether the map is a bijection from `shape` onto its image shape.")
+      .def(
+          "is_injective",
+          [](const PyIndexMap& m, py::object shape) {
+            return Predicate(shape, "IndexMap.is_injective: shape",
+                             [&](const int64_t* s, size_t n, int* out) {
+                               return TsIndexMapIsInjective(m.handle.get(), s, n, out);
+                             });
+          },
+          py::arg("shape"), "Whether the map is injective on `shape` (invertible, maybe padding).")
+      .def(
+          "is_identity",
+          [](const PyIndexMap& m, py::object shape) {
+            return Predicate(shape, "IndexMap.is_identity: shape",
+                             [&](const int64_t* s, size_t n, int* out) {
+                               return TsIndexMapIsIdentity(m.handle.get(), s, n, out);
+                             });
+          },
+          py::arg("shape"), "Whether the map is the identity on every index of `shape` (exact).")
+      .def(
+          "equal_on",
+          [](const PyIndexMap& m, const PyIndexMap& other, py::object shape) {
+            return Predicate(
+                shape, "IndexMap.equal_on: shape", [&](const int64_t* s, size_t n, int* out) {
+                  return TsIndexMapEqualOn(m.handle.get(), other.handle.get(), s, n, out);
+                });
+          },
+          py::arg("other"), py::arg("shape"),
+          "Whether both maps give the same outputs on every index of `shape` (exact).")
+      .def(
+          "is_permutation",
+          [](const PyIndexMap& m) {
+            int out = 0;
+            Check(TsIndexMapIsPermutation(m.handle.get(), nullptr, 0, &out));
+            return out != 0;
+          },
+          "Whether the map only permutes axes.")
+      .def(
+          "as_permutation",
+          [](const PyIndexMap& m) -> py::object {
+            std::vector<int64_t> axes(Arity(m));
+            int out = 0;
+            Check(TsIndexMapIsPermutation(m.handle.get(), axes.data(), axes.size(), &out));
+            if (!out) return py::none();
+            return TupleOf(axes);
+          },
+          "The axes of a permutation (output k reads input axes[k]), or None.")
+      .def(
+          "compose",
+          [](const PyIndexMap& m, const PyIndexMap& then) {
+            TsIndexMap out = nullptr;
+            Check(TsIndexMapComposeWith(m.handle.get(), then.handle.get(), &out));
+            return Own(out);
+          },
+          py::arg("then"), "`then` after this map: first this map, then `then`.")
+      .def(
+          "apply",
+          [](const PyIndexMap& m, py::object array, double pad_value) {
+            auto in = NDArrayFromPy(array, "IndexMap.apply: array", /*copy=*/false);
+            TsNDArray out = nullptr;
+            TsStatus status;
+            {
+              py::gil_scoped_release release;
+              status = TsIndexMapApply(m.handle.get(), in.get(), pad_value, &out);
+            }
+            Check(status);
+            Shared<TsNDArray, TsNDArrayDestroy> owned(out);
+            return NDArrayToPy(owned.get(), /*writeable=*/true);
+          },
+          py::arg("array"), py::arg("pad_value") = 0.0,
+          "A NumPy array of the mapped shape with out[map(i)] = array[i] and `pad_value` at "
+          "padding positions (any dtype; the map must be injective on the array's shape).")
+      .def("__eq__",
+           [](const PyIndexMap& a, py::object b) {
+             if (!py::isinstance<PyIndexMap>(b)) return false;
+             int equal = 0;
+             Check(
+                 TsIndexMapEqual(a.handle.get(), b.cast<const PyIndexMap&>().handle.get(), &equal));
+             return equal != 0;
+           })
+      .def("__hash__",
+           [](const PyIndexMap& m) {
+             uint64_t hash = 0;
+             Check(TsIndexMapHash(m.handle.get(), &hash));
+             return static_cast<size_t>(hash);
+           })
+      .def("__str__", &TextOf)
+      .def("__repr__", [](const PyIndexMap& m) {
+        return "IndexMap(" + py::repr(py::str(TextOf(m))).cast<std::string>() + ")";
+      });
+}
+
+}  // namespace tessera_py
