@@ -6,6 +6,7 @@ import pytest
 
 import tessera
 from tessera import op
+from tessera.layout import IndexMap
 
 
 def run_both(shape, make, dtype="float32", seed=0):
@@ -75,13 +76,15 @@ def test_integer_padding_at_both_ends_and_a_transpose():
 
 
 def test_index_map_objects_are_taken_by_their_text():
-    class IndexMap:  # stands in for a Python index map class: its str() is the text form
-        def __str__(self):
-            return "lambda i, j: (j, i)"
-
-    x = tessera.var("x", shape=(2, 3))
-    call = op.layout_transform(x, IndexMap())
-    assert call.attrs["index_map"] == "lambda i, j: (j, i)"
+    x = tessera.var("x", shape=(1, 8, 2, 2))
+    m = IndexMap.from_func(lambda n, c, h, w: (n, c // 4, h, w, c % 4))
+    call = op.layout_transform(x, m)
+    assert call.attrs["index_map"] == str(m)
+    assert tessera.ir.structural_equal(
+        call, op.layout_transform(x, IndexMap.from_layouts("NCHW", "NCHW4c")))
+    x_np = np.arange(32, dtype="float32").reshape(1, 8, 2, 2)
+    mod = tessera.IRModule.from_expr(tessera.Function([x], call))
+    np.testing.assert_array_equal(tessera.evaluate(mod, x_np), m.apply(x_np))
 
 
 def test_crop_and_pad_round_trip():

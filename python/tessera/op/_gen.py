@@ -65,9 +65,8 @@ def _attr_value(value):
     (layout_transform's index_map); other values go to C++ as they are."""
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtype_name(value)
-    if type(value).__name__ == "IndexMap":
-        astext = getattr(value, "astext", None)
-        return astext() if callable(astext) else str(value)
+    if isinstance(value, _core.layout.IndexMap):
+        return str(value)
     return value
 
 
