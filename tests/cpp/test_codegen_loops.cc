@@ -134,6 +134,10 @@ TEST(CodegenLoops, ParallelLoopRunsEachIterationOnceOnThePool) {
   for (auto [begin, end] : pool.chunks)
     for (int64_t k = begin; k < end; ++k) ++seen[static_cast<size_t>(k)];
   for (int k = 0; k < 103; ++k) EXPECT_EQ(seen[static_cast<size_t>(k)], 1) << k;
+  // The outlined body tells the C compiler the loop variable's range, which the closure hides.
+  EXPECT_NE(native::GenerateC({{"par", f}}).find("if (i < 0 || i >= 103) __builtin_unreachable();"),
+            std::string::npos)
+      << native::GenerateC({{"par", f}});
   // Without a pool (null env or null parallel_for) the loop runs serially.
   testing::ExpectClose(RunNative(mod, "par", args, nullptr)[1], want[1], "null env");
   TsKernelEnv serial{nullptr, nullptr};

@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "pass_test_util.h"
-#include "test_text_util.h"
-#include "test_util.h"
 #include "tessera/collage/collage_partition.h"
 #include "tessera/collage/cost_estimator.h"
 #include "tessera/ir/json.h"
@@ -13,6 +11,8 @@
 #include "tessera/transform/byoc.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/passes.h"
+#include "test_text_util.h"
+#include "test_util.h"
 
 namespace tessera::testing {
 namespace {
@@ -43,8 +43,11 @@ TEST(FrozenLayout, EveryOpAcceptsItAndOnlyTrueIsKept) {
   EXPECT_FALSE(IsFrozenLayout(off));
   EXPECT_TRUE(StructuralEqual(Expr(off), Expr(MakeOpCall("nn.relu", {x}))));
   EXPECT_FALSE(StructuralEqual(Expr(frozen), Expr(MakeOpCall("nn.relu", {x}))));
-  ExpectError([&] { MakeOpCall("nn.relu", {x}, Attrs{{"frozen_layout", "yes"}}); },
-              ErrorKind::kValue, "op 'nn.relu': attribute 'frozen_layout' must be a bool");
+  ExpectError(
+      [&] {
+        MakeOpCall("nn.relu", {x}, Attrs{{"frozen_layout", "yes"}});
+      },
+      ErrorKind::kValue, "op 'nn.relu': attribute 'frozen_layout' must be a bool");
 }
 
 TEST(FrozenLayout, TextAndJsonRoundTrip) {
@@ -161,8 +164,8 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
 TEST(FrozenLayout, CollageRewritingKeepsIt) {
   PassContext ctx = PassContext::Create(2, {}, {}, {{"collage.launch_penalty_us", 0.0}});
   PassContext::Scope scope(ctx);
-  auto mock = std::make_shared<collage::MockCostEstimator>(std::map<std::string, double>{
-      {"native", 1.0}});
+  auto mock =
+      std::make_shared<collage::MockCostEstimator>(std::map<std::string, double>{{"native", 1.0}});
   IRModule out = collage::CollagePartition({Target("native")}, mock)(ParseModule(R"(
 def @main(%x: Tensor[(8, 16), float32], %w: Tensor[(32, 16), float32]) {
   %0 = nn.dense(%x, %w, frozen_layout=True);

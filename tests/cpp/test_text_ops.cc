@@ -50,6 +50,7 @@ TEST(TextOps, EveryRegisteredOpRoundTrips) {
       {"nn.pad", Attrs{{"pad_width", AttrValue{AttrValue::Ints({0, 0}), AttrValue::Ints({1, 1})}}}},
       {"reshape", Attrs{{"newshape", AttrValue::Ints({3, 2})}}},
       {"cast", Attrs{{"dtype", "float16"}}},
+      {"layout_transform", Attrs{{"index_map", "lambda i, j: (j, i)"}}},
   };
   int tested = 0, changed = 0;
   for (const std::string& name : registry.ListOps()) {

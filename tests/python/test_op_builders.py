@@ -34,8 +34,10 @@ def test_every_op_has_a_builder_with_the_schema_signature():
             assert list(params) == ["func", "args", "out_type"]
             continue
         expected = list(schema.inputs) + (["more_inputs"] if schema.variadic else [])
-        expected += [a.name for a in schema.attrs]
+        expected += [a.name for a in schema.attrs] + ["frozen_layout"]
         assert sorted(params) == sorted(expected), name
+        assert params["frozen_layout"].kind == inspect.Parameter.KEYWORD_ONLY, name
+        assert params["frozen_layout"].default is False, name
         assert list(params)[:len(schema.inputs)] == list(schema.inputs), name
         for attr in schema.attrs:
             p = params[attr.name]
@@ -98,7 +100,9 @@ CASES = {
     "concatenate": lambda v: (op.concatenate([v((2, 3)), v((2, 5))], axis=1), TT((2, 8))),
     "expand_dims": lambda v: (op.expand_dims(v((2, 3)), 1), TT((2, 1, 3))),
     "full": lambda v: (op.full(tessera.const(1.5), shape=(2, 3)), TT((2, 3))),
-    "layout_transform": lambda v: (op.layout_transform(v(NCHW), "NCHW", "NHWC"), TT((1, 8, 8, 4))),
+    "crop": lambda v: (op.crop(v((4, 5)), begin=(1, 2), sizes=(2, 3)), TT((2, 3))),
+    "layout_transform": lambda v: (op.layout_transform(v(NCHW), src_layout="NCHW",
+                                                       dst_layout="NHWC"), TT((1, 8, 8, 4))),
     "ones": lambda v: (op.ones((2, 3), "float32"), TT((2, 3))),
     "zeros": lambda v: (op.zeros(shape=(2, 3), dtype=np.int32), TT((2, 3), "int32")),
     "reshape": lambda v: (op.reshape(v((2, 3)), newshape=(3, 2)), TT((3, 2))),

@@ -66,7 +66,8 @@ void RegisterCropOp(OpRegistry& registry) {
   def.inputs = {"data"};
   def.attrs = {
       {"begin", AttrType::kIntArray, AttrValue(), "first index of the window per axis"},
-      {"sizes", AttrType::kIntArray, AttrValue(), "extent of the window per axis (the result shape)"},
+      {"sizes", AttrType::kIntArray, AttrValue(),
+       "extent of the window per axis (the result shape)"},
       {"cropped_value", AttrType::kOptionalFloat, AttrValue(),
        "the value every element outside the window holds, when known (None: unknown)"},
   };

@@ -1,113 +1,98 @@
-// layout_transform between TVM layout strings such as NCHW, NHWC, NCHW16c, OIHW16i16o
-// (parsed by tessera/layout/layout_string.h). The destination must use the same primal
-// axes; splitting an axis requires its full extent to be divisible by the sub-axis size (a
-// value error otherwise; TVM would pad).
-#include <algorithm>
-#include <cstring>
+// layout_transform(data, index_map, pad_value): out[map(i)] = data[i], every position of the
+// result no index maps to (padding) holding pad_value.
+//
+// The map is an IndexMap (tessera/layout/index_map.h) kept as its canonical text
+// (`lambda n, c, h, w: (n, c // 16, h, w, c % 16)`). `src_layout`/`dst_layout` (TVM layout
+// strings such as NCHW, NHWC, NCHW16c, OIHW4i4o) are accepted as sugar: normalisation
+// replaces them with IndexMap::FromLayouts' map, so both spellings are one call. A map that
+// pads (NCHW -> NCHW16c over 14 channels) is allowed; pad_value None means the compiler may
+// choose the padding, and the kernels write 0.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "elemwise_util.h"
 #include "op_defs.h"
 #include "op_util.h"
-#include "tessera/layout/layout_string.h"
+#include "tessera/layout/index_map.h"
 
 namespace tessera::op_defs {
 
 namespace {
 
-using layout::LayoutAxis;
-using Layout = layout::LayoutString;
+using layout::IndexMap;
 
-/// Parses both layouts and checks that they use the same primal axes.
-std::pair<Layout, Layout> ParseLayouts(const Attrs& attrs) {
-  Layout src = layout::ParseLayoutString(attrs.GetString("src_layout"), "src_layout");
-  Layout dst = layout::ParseLayoutString(attrs.GetString("dst_layout"), "dst_layout");
-  layout::CheckSamePrimalAxes(src, "src_layout", dst, "dst_layout");
-  return {src, dst};
+/// Turns the layout sugar into the canonical index_map and drops it.
+void NormalizeLayoutTransform(Attrs& attrs) {
+  const std::string& text = attrs.GetString("index_map");
+  const std::string& src = attrs.GetString("src_layout");
+  const std::string& dst = attrs.GetString("dst_layout");
+  IndexMap map;
+  if (!src.empty() || !dst.empty()) {
+    if (!text.empty())
+      TS_THROW(kValue) << "give either index_map or src_layout and dst_layout, not both";
+    if (src.empty() || dst.empty())
+      TS_THROW(kValue) << "src_layout and dst_layout go together (got only "
+                       << (src.empty() ? "dst_layout \"" + dst : "src_layout \"" + src) << "\")";
+    map = IndexMap::FromLayouts(src, dst);
+  } else if (text.empty()) {
+    TS_THROW(kValue) << "needs index_map (or src_layout and dst_layout)";
+  } else {
+    map = IndexMap::Parse(text);
+  }
+  attrs.Set("index_map", map.ToString());
+  attrs.Erase("src_layout");
+  attrs.Erase("dst_layout");
 }
 
-/// The full extent of every primal axis, from `shape` in layout `src`.
-std::vector<int64_t> PrimalExtents(const Layout& src, const std::vector<int64_t>& shape,
-                                   const std::string& src_text) {
-  std::vector<int64_t> extent(26, 0);
-  for (size_t d = 0; d < src.axes.size(); ++d) {
-    const LayoutAxis& a = src.axes[d];
-    if (a.factor && shape[d] != a.factor)
-      TS_THROW(kType) << "data shape " << ShapeToString(shape) << " has " << shape[d]
-                      << " at sub-axis " << (d) << " but src_layout \"" << src_text << "\" says "
-                      << a.factor;
+/// Whether `dtype` represents `v` exactly (so a padding value survives the conversion).
+bool DTypeHolds(DType dtype, double v) {
+  switch (dtype) {
+    case DType::kFloat64:
+      return true;
+    case DType::kFloat32:
+      return !std::isfinite(v) || std::fabs(v) <= std::numeric_limits<float>::max();
+    case DType::kFloat16:
+      return !std::isfinite(v) || std::fabs(v) <= 65504.0;
+    case DType::kBFloat16:
+      return !std::isfinite(v) || std::fabs(v) <= 3.3895313892515355e38;
+    default:
+      return std::isfinite(v) && v == std::trunc(v) &&
+             v >= static_cast<double>(math::IntMin(dtype)) &&
+             v <= static_cast<double>(math::IntMax(dtype));
   }
-  for (size_t d = 0; d < src.axes.size(); ++d) {
-    const LayoutAxis& a = src.axes[d];
-    if (!a.factor)
-      extent[a.letter - 'A'] = shape[d] * std::max<int64_t>(src.sub_factor[a.letter - 'A'], 1);
-  }
-  return extent;
 }
 
 Type LayoutTransformRel(const std::vector<Type>& args, const Attrs& attrs,
                         const std::vector<Type>&) {
   const auto* t = ExpectTensor(args, 0);
-  auto [src, dst] = ParseLayouts(attrs);
-  const std::string& src_text = attrs.GetString("src_layout");
-  if (t->ndim() != static_cast<int>(src.axes.size()))
-    TS_THROW(kType) << "data shape " << ShapeToString(t->shape) << " has rank " << t->ndim()
-                    << " but src_layout \"" << src_text << "\" has " << src.axes.size() << " axes";
-  std::vector<int64_t> extent = PrimalExtents(src, t->shape, src_text);
+  IndexMap map = IndexMap::Parse(attrs.GetString("index_map"));
+  if (map.arity() != t->ndim())
+    TS_THROW(kType) << "index map `" << map.ToString() << "` takes " << map.arity()
+                    << " indices but data has rank " << t->ndim() << " (shape "
+                    << ShapeToString(t->shape) << ")";
   std::vector<int64_t> out;
-  for (const LayoutAxis& a : dst.axes) {
-    int64_t full = extent[a.letter - 'A'], split = dst.sub_factor[a.letter - 'A'];
-    if (a.factor) {
-      out.push_back(a.factor);
-    } else if (split) {
-      if (full % split != 0)
-        TS_THROW(kValue) << "axis " << a.letter << " of extent " << full << " (data shape "
-                         << ShapeToString(t->shape) << ") cannot be split by " << split
-                         << " for dst_layout \"" << attrs.GetString("dst_layout") << "\"";
-      out.push_back(full / split);
-    } else {
-      out.push_back(full);
-    }
+  try {
+    out = map.MapShape(t->shape);
+    // NonSurjectiveInverse is what the lowering needs; its message says why it fails.
+    map.NonSurjectiveInverse(t->shape);
+  } catch (const Error& e) {
+    TS_THROW(kType) << e.what();
   }
+  const AttrValue& pad = attrs.Get("pad_value");
+  if (!pad.is_none() && !map.IsBijective(t->shape) && !DTypeHolds(t->dtype, pad.AsFloat()))
+    TS_THROW(kType) << "index map `" << map.ToString() << "` pads data shape "
+                    << ShapeToString(t->shape) << " to " << ShapeToString(out) << " but pad_value "
+                    << pad.AsFloat() << " does not fit data's dtype " << DTypeName(t->dtype);
   return MakeTensorType(out, t->dtype);
 }
 
 std::vector<NDArray> LayoutTransformKernel(const std::vector<NDArray>& in, const Attrs& attrs,
-                                           const Type& out_type) {
-  const NDArray& x = in[0];
-  NDArray out = math::EmptyOf(out_type);
-  auto [src, dst] = ParseLayouts(attrs);
-  std::vector<int64_t> src_strides = RowMajorStrides(x.shape());
-  const size_t bytes = static_cast<size_t>(DTypeBytes(x.dtype()));
-  const auto* from = static_cast<const uint8_t*>(x.data());
-  auto* to = static_cast<uint8_t*>(out.data());
-  const std::vector<int64_t>& oshape = out.shape();
-  int rank = out.ndim();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t coord[26];
-  for (int64_t flat = 0; flat < out.NumElements(); ++flat) {
-    // The primal coordinates of this output element, then its source position.
-    std::fill(std::begin(coord), std::end(coord), 0);
-    for (int d = 0; d < rank; ++d) {
-      const LayoutAxis& a = dst.axes[d];
-      int k = a.letter - 'A';
-      coord[k] += a.factor ? idx[d] : idx[d] * std::max<int64_t>(dst.sub_factor[k], 1);
-    }
-    int64_t offset = 0;
-    for (size_t d = 0; d < src.axes.size(); ++d) {
-      const LayoutAxis& a = src.axes[d];
-      int k = a.letter - 'A';
-      int64_t sub = std::max<int64_t>(src.sub_factor[k], 1);
-      offset += (a.factor ? coord[k] % sub : coord[k] / sub) * src_strides[d];
-    }
-    std::memcpy(to + flat * bytes, from + offset * bytes, bytes);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < oshape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return {out};
+                                           const Type&) {
+  const AttrValue& pad = attrs.Get("pad_value");
+  IndexMap map = IndexMap::Parse(attrs.GetString("index_map"));
+  return {map.Apply(in[0], pad.is_none() ? 0.0 : pad.AsFloat())};
 }
 
 }  // namespace
@@ -115,12 +100,20 @@ std::vector<NDArray> LayoutTransformKernel(const std::vector<NDArray>& in, const
 void RegisterLayoutTransformOp(OpRegistry& registry) {
   OpDef def;
   def.name = "layout_transform";
-  def.description = "moves data between TVM layouts such as NCHW, NHWC and NCHW16c";
+  def.description = "out[index_map(i)] = data[i]; positions no index maps to hold pad_value";
   def.inputs = {"data"};
-  def.attrs = {{"src_layout", AttrType::kString, AttrValue(), "the layout of data"},
-               {"dst_layout", AttrType::kString, AttrValue(), "the layout of the result"}};
+  def.attrs = {
+      {"index_map", AttrType::kString, "",
+       "the map of indices, `lambda n, c, h, w: (n, c // 16, h, w, c % 16)`"},
+      {"pad_value", AttrType::kOptionalFloat, AttrValue(),
+       "the value of padding positions; None: the compiler's choice (kernels write 0)"},
+      {"src_layout", AttrType::kString, "",
+       "with dst_layout instead of index_map: the layout of data (e.g. NCHW)"},
+      {"dst_layout", AttrType::kString, "",
+       "with src_layout instead of index_map: the layout of the result (e.g. NCHW16c)"},
+  };
   def.pattern = OpPatternKind::kInjective;
-  def.normalize = [](Attrs& attrs) { ParseLayouts(attrs); };
+  def.normalize = NormalizeLayoutTransform;
   def.type_rel = LayoutTransformRel;
   def.kernel = LayoutTransformKernel;
   registry.Register(std::move(def));

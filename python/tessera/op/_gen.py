@@ -50,14 +50,23 @@ def get_schema(name):
     return OpSchema(attrs=attrs, **raw)
 
 
+# Every op accepts this call attribute besides its schema's (a keyword-only argument of
+# every builder): layout planning leaves the layouts of a frozen call's operands and result
+# as they are.
+FROZEN_LAYOUT = "frozen_layout"
+
+
 def _py_name(name):
     return name + "_" if keyword.iskeyword(name) else name
 
 
 def _attr_value(value):
-    """Converts dtype objects to their names; other values go to C++ as they are."""
+    """Converts dtype objects to their names and index maps to their text form
+    (layout_transform's index_map); other values go to C++ as they are."""
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtype_name(value)
+    if isinstance(value, _core.layout.IndexMap):
+        return str(value)
     return value
 
 
@@ -79,6 +88,7 @@ def _build_signature(schema):
         else:
             seen_default = True
             params.append(inspect.Parameter(_py_name(attr.name), kind, default=attr.default))
+    params.append(inspect.Parameter(FROZEN_LAYOUT, inspect.Parameter.KEYWORD_ONLY, default=False))
     params.sort(key=lambda p: p.kind)
     return inspect.Signature(params)
 
@@ -94,6 +104,9 @@ def _doc(schema):
         for a in schema.attrs:
             default = "required" if a.required else f"default {a.default!r}"
             lines.append(f"    {a.name} ({a.type}, {default}): {a.description}")
+    lines.append("")
+    lines.append(f"{FROZEN_LAYOUT} (keyword, default False): layout planning must not change the "
+                 "layouts of this call's operands and result.")
     return "\n".join(lines)
 
 
@@ -115,6 +128,8 @@ def make_builder(schema):
         inputs = [as_expr(v, like, f"op '{op_name}': input '{n}'")
                   for v, n in zip(raw_inputs, input_names + ["more_inputs"] * len(raw_inputs))]
         attrs = {name: _attr_value(given[py]) for py, name in attr_names if py in given}
+        if given.get(FROZEN_LAYOUT):
+            attrs[FROZEN_LAYOUT] = True
         return _core.make_op_call(op_name, inputs, attrs)
 
     short = op_name.rsplit(".", 1)[-1]
@@ -160,6 +175,8 @@ def call_op(op_name, given):
         value = given[_py_name(a.name)]
         if not _is_default(value, a):
             attrs[a.name] = _attr_value(value)
+    if given.get(FROZEN_LAYOUT):
+        attrs[FROZEN_LAYOUT] = True
     return _core.make_op_call(op_name, inputs, attrs)
 
 

@@ -11,6 +11,7 @@ __all__ = [
     'clip',
     'concatenate',
     'copy',
+    'crop',
     'divide',
     'equal',
     'erf',
@@ -52,27 +53,31 @@ __all__ = [
 ]
 
 
-def abs(data):
+def abs(data, *, frozen_layout=False):
     """elementwise absolute value
 
     Op ``abs`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('abs', locals())
 
 
-def add(lhs, rhs):
+def add(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs + rhs with NumPy broadcasting
 
     Op ``add`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('add', locals())
 
 
-def cast(data, dtype):
+def cast(data, dtype, *, frozen_layout=False):
     """elementwise conversion to another dtype
 
     Op ``cast`` (pattern: elemwise).
@@ -81,21 +86,25 @@ def cast(data, dtype):
 
     Attributes:
         dtype (str, required): the result dtype
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('cast', locals())
 
 
-def ceil(data):
+def ceil(data, *, frozen_layout=False):
     """elementwise round toward +inf
 
     Op ``ceil`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('ceil', locals())
 
 
-def clip(data, a_min, a_max):
+def clip(data, a_min, a_max, *, frozen_layout=False):
     """elementwise min(max(x, a_min), a_max)
 
     Op ``clip`` (pattern: elemwise).
@@ -105,11 +114,13 @@ def clip(data, a_min, a_max):
     Attributes:
         a_min (float, required): lower bound
         a_max (float, required): upper bound
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('clip', locals())
 
 
-def concatenate(data, axis=0):
+def concatenate(data, axis=0, *, frozen_layout=False):
     """joins a tuple of tensors along axis
 
     Op ``concatenate`` (pattern: injective).
@@ -118,61 +129,90 @@ def concatenate(data, axis=0):
 
     Attributes:
         axis (int, default 0): the axis to join along
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('concatenate', locals())
 
 
-def copy(data):
+def copy(data, *, frozen_layout=False):
     """a copy of the input
 
     Op ``copy`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('copy', locals())
 
 
-def divide(lhs, rhs):
+def crop(data, begin, sizes, cropped_value=None, *, frozen_layout=False):
+    """the window out[i] = data[begin + i] of the given sizes (undoes nn.pad)
+
+    Op ``crop`` (pattern: injective).
+
+    Inputs: data
+
+    Attributes:
+        begin (int_array, required): first index of the window per axis
+        sizes (int_array, required): extent of the window per axis (the result shape)
+        cropped_value (optional_float, default None): the value every element outside the window holds, when known (None: unknown)
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
+    """
+    return _call_op('crop', locals())
+
+
+def divide(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs / rhs with NumPy broadcasting (integers truncate toward zero)
 
     Op ``divide`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('divide', locals())
 
 
-def equal(lhs, rhs):
+def equal(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs == rhs as bool
 
     Op ``equal`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('equal', locals())
 
 
-def erf(data):
+def erf(data, *, frozen_layout=False):
     """elementwise Gauss error function
 
     Op ``erf`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('erf', locals())
 
 
-def exp(data):
+def exp(data, *, frozen_layout=False):
     """elementwise e ** x
 
     Op ``exp`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('exp', locals())
 
 
-def expand_dims(data, axis, num_newaxis=1):
+def expand_dims(data, axis, num_newaxis=1, *, frozen_layout=False):
     """inserts num_newaxis axes of size 1 at axis
 
     Op ``expand_dims`` (pattern: injective).
@@ -182,21 +222,25 @@ def expand_dims(data, axis, num_newaxis=1):
     Attributes:
         axis (int, required): position of the new axes
         num_newaxis (int, default 1): number of axes to insert
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('expand_dims', locals())
 
 
-def floor(data):
+def floor(data, *, frozen_layout=False):
     """elementwise round toward -inf
 
     Op ``floor`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('floor', locals())
 
 
-def full(fill_value, shape, dtype=''):
+def full(fill_value, shape, dtype='', *, frozen_layout=False):
     """a tensor of the given shape filled with the scalar fill_value
 
     Op ``full`` (pattern: elemwise).
@@ -206,75 +250,91 @@ def full(fill_value, shape, dtype=''):
     Attributes:
         shape (int_array, required): the result shape
         dtype (str, default ''): the result dtype; "" means fill_value's
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('full', locals())
 
 
-def greater(lhs, rhs):
+def greater(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs > rhs as bool
 
     Op ``greater`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('greater', locals())
 
 
-def greater_equal(lhs, rhs):
+def greater_equal(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs >= rhs as bool
 
     Op ``greater_equal`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('greater_equal', locals())
 
 
-def layout_transform(data, src_layout, dst_layout):
-    """moves data between TVM layouts such as NCHW, NHWC and NCHW16c
+def layout_transform(data, index_map='', pad_value=None, src_layout='', dst_layout='', *, frozen_layout=False):
+    """out[index_map(i)] = data[i]; positions no index maps to hold pad_value
 
     Op ``layout_transform`` (pattern: injective).
 
     Inputs: data
 
     Attributes:
-        src_layout (str, required): the layout of data
-        dst_layout (str, required): the layout of the result
+        index_map (str, default ''): the map of indices, `lambda n, c, h, w: (n, c // 16, h, w, c % 16)`
+        pad_value (optional_float, default None): the value of padding positions; None: the compiler's choice (kernels write 0)
+        src_layout (str, default ''): with dst_layout instead of index_map: the layout of data (e.g. NCHW)
+        dst_layout (str, default ''): with src_layout instead of index_map: the layout of the result (e.g. NCHW16c)
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('layout_transform', locals())
 
 
-def less(lhs, rhs):
+def less(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs < rhs as bool
 
     Op ``less`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('less', locals())
 
 
-def less_equal(lhs, rhs):
+def less_equal(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs <= rhs as bool
 
     Op ``less_equal`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('less_equal', locals())
 
 
-def log(data):
+def log(data, *, frozen_layout=False):
     """elementwise natural logarithm
 
     Op ``log`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('log', locals())
 
 
-def max(data, axis=None, keepdims=False, exclude=False):
+def max(data, axis=None, keepdims=False, exclude=False, *, frozen_layout=False):
     """maximum over the reduced axes
 
     Op ``max`` (pattern: comm_reduce).
@@ -285,21 +345,25 @@ def max(data, axis=None, keepdims=False, exclude=False):
         axis (optional_int_array, default None): axes to reduce; None reduces all
         keepdims (bool, default False): keep reduced axes as size 1
         exclude (bool, default False): reduce the axes NOT listed in axis
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('max', locals())
 
 
-def maximum(lhs, rhs):
+def maximum(lhs, rhs, *, frozen_layout=False):
     """elementwise max(lhs, rhs) with NumPy broadcasting
 
     Op ``maximum`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('maximum', locals())
 
 
-def mean(data, axis=None, keepdims=False, exclude=False):
+def mean(data, axis=None, keepdims=False, exclude=False, *, frozen_layout=False):
     """arithmetic mean over the reduced axes
 
     Op ``mean`` (pattern: comm_reduce).
@@ -310,11 +374,13 @@ def mean(data, axis=None, keepdims=False, exclude=False):
         axis (optional_int_array, default None): axes to reduce; None reduces all
         keepdims (bool, default False): keep reduced axes as size 1
         exclude (bool, default False): reduce the axes NOT listed in axis
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('mean', locals())
 
 
-def min(data, axis=None, keepdims=False, exclude=False):
+def min(data, axis=None, keepdims=False, exclude=False, *, frozen_layout=False):
     """minimum over the reduced axes
 
     Op ``min`` (pattern: comm_reduce).
@@ -325,51 +391,61 @@ def min(data, axis=None, keepdims=False, exclude=False):
         axis (optional_int_array, default None): axes to reduce; None reduces all
         keepdims (bool, default False): keep reduced axes as size 1
         exclude (bool, default False): reduce the axes NOT listed in axis
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('min', locals())
 
 
-def minimum(lhs, rhs):
+def minimum(lhs, rhs, *, frozen_layout=False):
     """elementwise min(lhs, rhs) with NumPy broadcasting
 
     Op ``minimum`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('minimum', locals())
 
 
-def multiply(lhs, rhs):
+def multiply(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs * rhs with NumPy broadcasting
 
     Op ``multiply`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('multiply', locals())
 
 
-def negative(data):
+def negative(data, *, frozen_layout=False):
     """elementwise -x
 
     Op ``negative`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('negative', locals())
 
 
-def not_equal(lhs, rhs):
+def not_equal(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs != rhs as bool
 
     Op ``not_equal`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('not_equal', locals())
 
 
-def ones(shape, dtype='float32'):
+def ones(shape, dtype='float32', *, frozen_layout=False):
     """a tensor of the given shape and dtype filled with 1
 
     Op ``ones`` (pattern: elemwise).
@@ -379,21 +455,25 @@ def ones(shape, dtype='float32'):
     Attributes:
         shape (int_array, required): the result shape
         dtype (str, default 'float32'): the result dtype
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('ones', locals())
 
 
-def power(lhs, rhs):
+def power(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs ** rhs with NumPy broadcasting
 
     Op ``power`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('power', locals())
 
 
-def reshape(data, newshape, allowzero=False):
+def reshape(data, newshape, allowzero=False, *, frozen_layout=False):
     """the same elements in a new shape (Relay special values)
 
     Op ``reshape`` (pattern: injective).
@@ -403,41 +483,49 @@ def reshape(data, newshape, allowzero=False):
     Attributes:
         newshape (int_array, required): new shape; 0 copies, -1 infers, -2 copies the rest, -3 merges two, -4 splits one
         allowzero (bool, default False): treat 0 as a literal size instead of copying
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('reshape', locals())
 
 
-def round(data):
+def round(data, *, frozen_layout=False):
     """elementwise round to nearest, ties to even
 
     Op ``round`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('round', locals())
 
 
-def rsqrt(data):
+def rsqrt(data, *, frozen_layout=False):
     """elementwise 1 / sqrt(x)
 
     Op ``rsqrt`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('rsqrt', locals())
 
 
-def sigmoid(data):
+def sigmoid(data, *, frozen_layout=False):
     """elementwise 1 / (1 + exp(-x))
 
     Op ``sigmoid`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('sigmoid', locals())
 
 
-def split(data, indices_or_sections, axis=0):
+def split(data, indices_or_sections, axis=0, *, frozen_layout=False):
     """splits along axis into equal sections or at indices
 
     Op ``split`` (pattern: injective).
@@ -447,21 +535,25 @@ def split(data, indices_or_sections, axis=0):
     Attributes:
         indices_or_sections (int_or_int_array, required): a count of equal sections, or the ascending split indices
         axis (int, default 0): the axis to split
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('split', locals())
 
 
-def sqrt(data):
+def sqrt(data, *, frozen_layout=False):
     """elementwise square root
 
     Op ``sqrt`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('sqrt', locals())
 
 
-def squeeze(data, axis=None):
+def squeeze(data, axis=None, *, frozen_layout=False):
     """removes axes of size 1
 
     Op ``squeeze`` (pattern: injective).
@@ -470,11 +562,13 @@ def squeeze(data, axis=None):
 
     Attributes:
         axis (optional_int_array, default None): axes to remove; None removes all 1s
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('squeeze', locals())
 
 
-def strided_slice(data, begin, end, strides=None, axes=None, slice_mode='end'):
+def strided_slice(data, begin, end, strides=None, axes=None, slice_mode='end', *, frozen_layout=False):
     """NumPy-style strided slice with clamping and negative strides
 
     Op ``strided_slice`` (pattern: injective).
@@ -487,21 +581,25 @@ def strided_slice(data, begin, end, strides=None, axes=None, slice_mode='end'):
         strides (optional_int_array, default None): step per sliced axis; None = 1
         axes (optional_int_array, default None): axes to slice; None = leading axes
         slice_mode (str, default 'end'): "end": end indices; "size": slice sizes
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('strided_slice', locals())
 
 
-def subtract(lhs, rhs):
+def subtract(lhs, rhs, *, frozen_layout=False):
     """elementwise lhs - rhs with NumPy broadcasting
 
     Op ``subtract`` (pattern: broadcast).
 
     Inputs: lhs, rhs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('subtract', locals())
 
 
-def sum(data, axis=None, keepdims=False, exclude=False):
+def sum(data, axis=None, keepdims=False, exclude=False, *, frozen_layout=False):
     """sum over the reduced axes
 
     Op ``sum`` (pattern: comm_reduce).
@@ -512,11 +610,13 @@ def sum(data, axis=None, keepdims=False, exclude=False):
         axis (optional_int_array, default None): axes to reduce; None reduces all
         keepdims (bool, default False): keep reduced axes as size 1
         exclude (bool, default False): reduce the axes NOT listed in axis
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('sum', locals())
 
 
-def take(data, indices, axis=None, batch_dims=0, mode='clip'):
+def take(data, indices, axis=None, batch_dims=0, mode='clip', *, frozen_layout=False):
     """gathers elements of data at indices along axis (None = flattened)
 
     Op ``take`` (pattern: injective).
@@ -527,21 +627,25 @@ def take(data, indices, axis=None, batch_dims=0, mode='clip'):
         axis (optional_int, default None): the axis to index; None flattens data
         batch_dims (int, default 0): leading dimensions shared by data and indices
         mode (str, default 'clip'): out-of-range indices: "clip", "wrap" or "fast"
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('take', locals())
 
 
-def tanh(data):
+def tanh(data, *, frozen_layout=False):
     """elementwise hyperbolic tangent
 
     Op ``tanh`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('tanh', locals())
 
 
-def transpose(data, axes=None):
+def transpose(data, axes=None, *, frozen_layout=False):
     """permutes the axes (None reverses them)
 
     Op ``transpose`` (pattern: injective).
@@ -550,21 +654,25 @@ def transpose(data, axes=None):
 
     Attributes:
         axes (optional_int_array, default None): output axis i is input axis axes[i]
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('transpose', locals())
 
 
-def where(condition, x, y):
+def where(condition, x, y, *, frozen_layout=False):
     """x where condition is true, else y, with 3-way NumPy broadcasting
 
     Op ``where`` (pattern: broadcast).
 
     Inputs: condition, x, y
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('where', locals())
 
 
-def zeros(shape, dtype='float32'):
+def zeros(shape, dtype='float32', *, frozen_layout=False):
     """a tensor of the given shape and dtype filled with 0
 
     Op ``zeros`` (pattern: elemwise).
@@ -574,5 +682,7 @@ def zeros(shape, dtype='float32'):
     Attributes:
         shape (int_array, required): the result shape
         dtype (str, default 'float32'): the result dtype
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('zeros', locals())

@@ -8,7 +8,7 @@ __all__ = [
 ]
 
 
-def compiler_begin(data, compiler):
+def compiler_begin(data, compiler, *, frozen_layout=False):
     """marks an input of a region for external compiler `compiler`
 
     Op ``annotation.compiler_begin`` (pattern: opaque).
@@ -17,11 +17,13 @@ def compiler_begin(data, compiler):
 
     Attributes:
         compiler (str, required): the region's compiler
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('annotation.compiler_begin', locals())
 
 
-def compiler_end(data, compiler):
+def compiler_end(data, compiler, *, frozen_layout=False):
     """marks an output of a region for external compiler `compiler`
 
     Op ``annotation.compiler_end`` (pattern: opaque).
@@ -30,5 +32,7 @@ def compiler_end(data, compiler):
 
     Attributes:
         compiler (str, required): the region's compiler
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('annotation.compiler_end', locals())

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-def adaptive_avg_pool2d(data, output_size=None, layout='NCHW', out_layout=''):
+def adaptive_avg_pool2d(data, output_size=None, layout='NCHW', out_layout='', *, frozen_layout=False):
     """average pooling to a given output size with TVM's adaptive windows
 
     Op ``nn.adaptive_avg_pool2d`` (pattern: out_elemwise_fusable).
@@ -37,11 +37,13 @@ def adaptive_avg_pool2d(data, output_size=None, layout='NCHW', out_layout=''):
         output_size (optional_int_array, default None): output (h, w); one int for both; None means [1, 1]; [] keeps the input size
         layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.adaptive_avg_pool2d', locals())
 
 
-def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0), layout='NCHW', out_layout='', ceil_mode=False, count_include_pad=False):
+def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0), layout='NCHW', out_layout='', ceil_mode=False, count_include_pad=False, *, frozen_layout=False):
     """2-D average pooling
 
     Op ``nn.avg_pool2d`` (pattern: out_elemwise_fusable).
@@ -57,21 +59,25 @@ def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=
         out_layout (str, default ''): output layout; empty means layout
         ceil_mode (bool, default False): round the output size up
         count_include_pad (bool, default False): divide by the window size including padding
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.avg_pool2d', locals())
 
 
-def batch_flatten(data):
+def batch_flatten(data, *, frozen_layout=False):
     """flattens all axes but the first: [N, ...] -> [N, prod(...)]
 
     Op ``nn.batch_flatten`` (pattern: injective).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.batch_flatten', locals())
 
 
-def batch_matmul(x, y, out_dtype='', transpose_a=False, transpose_b=True):
+def batch_matmul(x, y, out_dtype='', transpose_a=False, transpose_b=True, *, frozen_layout=False):
     """batched x [B, M, K] times y [B, N, K] transposed; a batch of 1 broadcasts
 
     Op ``nn.batch_matmul`` (pattern: out_elemwise_fusable).
@@ -82,11 +88,13 @@ def batch_matmul(x, y, out_dtype='', transpose_a=False, transpose_b=True):
         out_dtype (str, default ''): output dtype; empty means the input dtype
         transpose_a (bool, default False): x is given as [B, K, M]
         transpose_b (bool, default True): y is given as [B, N, K]
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.batch_matmul', locals())
 
 
-def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-05, center=True, scale=True):
+def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-05, center=True, scale=True, *, frozen_layout=False):
     """inference batch normalisation with moving statistics; returns (out, moving_mean, moving_var)
 
     Op ``nn.batch_norm`` (pattern: opaque).
@@ -98,11 +106,13 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-05
         epsilon (float, default 1e-05): added to the variance
         center (bool, default True): add beta
         scale (bool, default True): multiply by gamma
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.batch_norm', locals())
 
 
-def bias_add(data, bias, axis=1):
+def bias_add(data, bias, axis=1, *, frozen_layout=False):
     """adds a 1-D bias along one axis of data
 
     Op ``nn.bias_add`` (pattern: broadcast).
@@ -111,11 +121,13 @@ def bias_add(data, bias, axis=1):
 
     Attributes:
         axis (int, default 1): the axis the bias runs along
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.bias_add', locals())
 
 
-def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, channels=None, kernel_size=None, data_layout='NCHW', kernel_layout='OIHW', out_layout='', out_dtype=''):
+def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, channels=None, kernel_size=None, data_layout='NCHW', kernel_layout='OIHW', out_layout='', out_dtype='', *, frozen_layout=False):
     """2-D convolution with strides, padding, dilation and groups
 
     Op ``nn.conv2d`` (pattern: out_elemwise_fusable).
@@ -133,11 +145,13 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
         kernel_layout (str, default 'OIHW'): layout of the weight (OIHW, HWIO, OIHW16i16o, ...)
         out_layout (str, default ''): output layout; empty means data_layout (NCHW and NCHW{x}c convert into each other)
         out_dtype (str, default ''): output dtype; empty means the data dtype
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.conv2d', locals())
 
 
-def dense(data, weight, units=None, out_dtype=''):
+def dense(data, weight, units=None, out_dtype='', *, frozen_layout=False):
     """data [.., K] times weight [N, K] transposed, giving [.., N]
 
     Op ``nn.dense`` (pattern: out_elemwise_fusable).
@@ -147,11 +161,13 @@ def dense(data, weight, units=None, out_dtype=''):
     Attributes:
         units (optional_int, default None): output features, checked when given
         out_dtype (str, default ''): output dtype; empty means the data dtype
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.dense', locals())
 
 
-def dropout(data, rate=0.5):
+def dropout(data, rate=0.5, *, frozen_layout=False):
     """dropout; at inference (output = data, mask = ones)
 
     Op ``nn.dropout`` (pattern: opaque).
@@ -160,11 +176,13 @@ def dropout(data, rate=0.5):
 
     Attributes:
         rate (float, default 0.5): probability of dropping an element
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.dropout', locals())
 
 
-def gelu(data, approximate='none'):
+def gelu(data, approximate='none', *, frozen_layout=False):
     """Gaussian error linear unit x * Phi(x)
 
     Op ``nn.gelu`` (pattern: elemwise).
@@ -173,11 +191,13 @@ def gelu(data, approximate='none'):
 
     Attributes:
         approximate (str, default 'none'): "none": 0.5x(1 + erf(x / sqrt 2)); "tanh": the tanh approximation
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.gelu', locals())
 
 
-def global_avg_pool2d(data, layout='NCHW', out_layout=''):
+def global_avg_pool2d(data, layout='NCHW', out_layout='', *, frozen_layout=False):
     """mean over height and width
 
     Op ``nn.global_avg_pool2d`` (pattern: out_elemwise_fusable).
@@ -187,11 +207,13 @@ def global_avg_pool2d(data, layout='NCHW', out_layout=''):
     Attributes:
         layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.global_avg_pool2d', locals())
 
 
-def global_max_pool2d(data, layout='NCHW', out_layout=''):
+def global_max_pool2d(data, layout='NCHW', out_layout='', *, frozen_layout=False):
     """max over height and width
 
     Op ``nn.global_max_pool2d`` (pattern: out_elemwise_fusable).
@@ -201,11 +223,13 @@ def global_max_pool2d(data, layout='NCHW', out_layout=''):
     Attributes:
         layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.global_max_pool2d', locals())
 
 
-def layer_norm(data, gamma, beta, axis=-1, epsilon=1e-05, center=True, scale=True):
+def layer_norm(data, gamma, beta, axis=-1, epsilon=1e-05, center=True, scale=True, *, frozen_layout=False):
     """normalises data along one axis, then scales by gamma and shifts by beta
 
     Op ``nn.layer_norm`` (pattern: opaque).
@@ -217,11 +241,13 @@ def layer_norm(data, gamma, beta, axis=-1, epsilon=1e-05, center=True, scale=Tru
         epsilon (float, default 1e-05): added to the variance
         center (bool, default True): add beta
         scale (bool, default True): multiply by gamma
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.layer_norm', locals())
 
 
-def leaky_relu(data, alpha=0.01):
+def leaky_relu(data, alpha=0.01, *, frozen_layout=False):
     """x if x > 0 else alpha * x
 
     Op ``nn.leaky_relu`` (pattern: elemwise).
@@ -230,11 +256,13 @@ def leaky_relu(data, alpha=0.01):
 
     Attributes:
         alpha (float, default 0.01): slope for negative inputs
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.leaky_relu', locals())
 
 
-def log_softmax(data, axis=-1):
+def log_softmax(data, axis=-1, *, frozen_layout=False):
     """log of softmax along an axis
 
     Op ``nn.log_softmax`` (pattern: opaque).
@@ -243,11 +271,13 @@ def log_softmax(data, axis=-1):
 
     Attributes:
         axis (int, default -1): the axis to normalise
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.log_softmax', locals())
 
 
-def matmul(tensor_a, tensor_b, units=None, out_dtype='', transpose_a=False, transpose_b=False):
+def matmul(tensor_a, tensor_b, units=None, out_dtype='', transpose_a=False, transpose_b=False, *, frozen_layout=False):
     """tensor_a [.., M, K] times 2-D tensor_b [K, N], with optional transposes
 
     Op ``nn.matmul`` (pattern: out_elemwise_fusable).
@@ -259,11 +289,13 @@ def matmul(tensor_a, tensor_b, units=None, out_dtype='', transpose_a=False, tran
         out_dtype (str, default ''): output dtype; empty means the input dtype
         transpose_a (bool, default False): tensor_a is given as [.., K, M]
         transpose_b (bool, default False): tensor_b is given as [N, K]
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.matmul', locals())
 
 
-def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0), layout='NCHW', out_layout='', ceil_mode=False):
+def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=(0, 0), layout='NCHW', out_layout='', ceil_mode=False, *, frozen_layout=False):
     """2-D max pooling
 
     Op ``nn.max_pool2d`` (pattern: out_elemwise_fusable).
@@ -278,11 +310,13 @@ def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), dilation=(1, 1), padding=
         layout (str, default 'NCHW'): data layout (NCHW, NHWC, NCHW16c, ...)
         out_layout (str, default ''): output layout; empty means layout
         ceil_mode (bool, default False): round the output size up
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.max_pool2d', locals())
 
 
-def pad(data, pad_value, pad_width, pad_mode='constant'):
+def pad(data, pad_value, pad_width, pad_mode='constant', *, frozen_layout=False):
     """pads each axis by [before, after] with a scalar, the edge or a reflection
 
     Op ``nn.pad`` (pattern: injective).
@@ -292,21 +326,25 @@ def pad(data, pad_value, pad_width, pad_mode='constant'):
     Attributes:
         pad_width (nested_int_array, required): one [before, after] pair per axis
         pad_mode (str, default 'constant'): constant, edge or reflect
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.pad', locals())
 
 
-def relu(data):
+def relu(data, *, frozen_layout=False):
     """elementwise max(x, 0)
 
     Op ``nn.relu`` (pattern: elemwise).
 
     Inputs: data
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.relu', locals())
 
 
-def softmax(data, axis=-1):
+def softmax(data, axis=-1, *, frozen_layout=False):
     """softmax along an axis
 
     Op ``nn.softmax`` (pattern: opaque).
@@ -315,5 +353,7 @@ def softmax(data, axis=-1):
 
     Attributes:
         axis (int, default -1): the axis to normalise
+
+    frozen_layout (keyword, default False): layout planning must not change the layouts of this call's operands and result.
     """
     return _call_op('nn.softmax', locals())

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "compute_rules.h"
+#include "tessera/layout/index_map.h"
 #include "tessera/support/error.h"
 
 namespace tessera::lower {
@@ -245,59 +246,38 @@ std::vector<TensorExpr> Pad(const std::vector<TensorExpr>& in, const Attrs& attr
            }}};
 }
 
-/// A layout string as (letter, factor) axes; factor 0 marks a primal axis.
-std::vector<std::pair<char, int64_t>> ParseLayout(const std::string& text) {
-  std::vector<std::pair<char, int64_t>> axes;
-  int64_t factor = 0;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      factor = factor * 10 + (c - '0');
-    } else if (c >= 'A' && c <= 'Z') {
-      axes.push_back({c, 0});
-    } else {
-      axes.push_back({static_cast<char>(c - 'a' + 'A'), factor});
-      factor = 0;
-    }
+/// `expr` with every variable of `from` replaced by the expression at its position in `to`.
+PrimExpr SubstituteVars(const PrimExpr& expr, const std::vector<tir::Var>& from,
+                        const Indices& to) {
+  if (auto* v = expr.as<tir::VarNode>()) {
+    for (size_t k = 0; k < from.size(); ++k)
+      if (from[k].get() == v) return to[k];
+    return expr;
   }
-  return axes;
+  std::vector<PrimExpr> children = PrimExprChildren(expr);
+  for (PrimExpr& c : children) c = SubstituteVars(c, from, to);
+  return WithChildren(expr, children);
 }
 
+/// out[o] = data[inverse(o)], or pad_value where o is padding (no select for a bijection).
 std::vector<TensorExpr> LayoutTransform(const std::vector<TensorExpr>& in, const Attrs& attrs,
                                         const Type& out) {
   TensorExpr x = in[0];
-  auto src = ParseLayout(attrs.GetString("src_layout"));
-  auto dst = ParseLayout(attrs.GetString("dst_layout"));
-  return {{OutTensor(out)->shape, x.dtype, [=](const Indices& i) {
-             // The full coordinate of every primal axis, from the destination indices.
-             auto factor_of = [](const std::vector<std::pair<char, int64_t>>& l, char c) {
-               for (auto& [letter, f] : l)
-                 if (letter == c && f > 0) return f;
-               return int64_t{0};
-             };
-             PrimExpr full[26];
-             for (size_t d = 0; d < dst.size(); ++d) {
-               if (dst[d].second != 0) continue;
-               char c = dst[d].first;
-               int64_t f = factor_of(dst, c);
-               PrimExpr v = i[d];
-               if (f > 0)
-                 for (size_t e = 0; e < dst.size(); ++e)
-                   if (dst[e].first == c && dst[e].second > 0) v = v * f + i[e];
-               full[c - 'A'] = v;
-             }
-             Indices idx(src.size());
-             for (size_t d = 0; d < src.size(); ++d) {
-               char c = src[d].first;
-               int64_t f = factor_of(src, c);
-               PrimExpr v = full[c - 'A'];
-               if (f == 0)
-                 idx[d] = Simplify(v);
-               else if (src[d].second == 0)
-                 idx[d] = Simplify(FloorDiv(v, IntImm(f)));
-               else
-                 idx[d] = Simplify(FloorMod(v, IntImm(f)));
-             }
-             return x.at(idx);
+  layout::IndexMap map = layout::IndexMap::Parse(attrs.GetString("index_map"));
+  layout::IndexMap::InverseResult inv = map.NonSurjectiveInverse(x.shape);
+  bool pads = !map.IsBijective(x.shape);
+  const AttrValue& pad = attrs.Get("pad_value");
+  PrimExpr fill = Const(pad.is_none() ? 0.0 : pad.AsFloat(), x.dtype);
+  return {{OutTensor(out)->shape, x.dtype, [=](const Indices& o) {
+             std::vector<PrimExpr> idx = inv.inverse.MapIndices(o);
+             if (!pads) return x.at(idx);
+             // Clamped: the Select may evaluate the load at padding positions too.
+             for (size_t d = 0; d < idx.size(); ++d)
+               idx[d] = MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, idx[d], IntImm(0)),
+                                   IntImm(x.shape[d] - 1));
+             PrimExpr padding =
+                 Simplify(SubstituteVars(inv.padding_predicate, inv.inverse.initial_indices(), o));
+             return MakeSelect(padding, fill, x.at(idx));
            }}};
 }
 

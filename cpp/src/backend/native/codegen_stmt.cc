@@ -326,6 +326,14 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   const std::string& lv = VarName(n->loop_var.get());
   Open("for (int64_t " + lv + " = ts_c->ts_lo + ts_begin; " + lv + " < ts_c->ts_lo + ts_end; ++" +
        lv + ") {");
+  // The pool only hands out chunks of [0, extent), but the compiler cannot see that through
+  // the closure: told the range, it drops the sign fix-ups of floordiv/floormod of the loop
+  // variable (a fused parallel loop's bindings) and keeps the inner loops vectorised.
+  const auto* lo = n->min.as<tir::IntImmNode>();
+  const auto* extent = n->extent.as<tir::IntImmNode>();
+  if (lo && extent)
+    Line("if (" + lv + " < " + std::to_string(lo->value) + " || " + lv +
+         " >= " + std::to_string(lo->value + extent->value) + ") __builtin_unreachable();");
   EmitStmt(n->body);
   Close();
   UnbindVar(n->loop_var.get());
