@@ -247,12 +247,16 @@ def ConvertLayout(desired_layouts):  # noqa: N802 - TVM's name
     """Gives layout-critical ops the wanted layouts and freezes them; ``desired_layouts``
     maps an op name to its layouts, as TVM's ``ConvertLayout`` takes them:
     ``{"nn.conv2d": ["NCHW16c", "OIHW16i16o"]}`` ("default" keeps one). A list of
-    ``[op, layout, ...]`` lists is accepted too. Run ``PlanLayouts()`` after it."""
+    ``[op, layout, ...]`` lists, or the pipeline's text form
+    ``"nn.conv2d:NCHW16c,OIHW16i16o"``, is accepted too. Run ``PlanLayouts()`` after it."""
+    if isinstance(desired_layouts, str):
+        return get_pass("ConvertLayout", desired_layouts=desired_layouts)
     if isinstance(desired_layouts, dict):
         entries = [[op] + list(layouts) for op, layouts in desired_layouts.items()]
     else:
         entries = [list(e) for e in desired_layouts]
-    return get_pass("ConvertLayout", desired_layouts=entries)
+    text = ";".join(e[0] + ":" + ",".join(e[1:]) for e in entries)
+    return get_pass("ConvertLayout", desired_layouts=text)
 
 
 __all__ += ["ConvertLayout"]

@@ -8,6 +8,7 @@
 #include "test_util.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/layout_plan/layout_passes.h"
+#include "tessera/transform/pass_context.h"
 #include "tessera/transform/pass_registry.h"
 
 namespace tessera {
@@ -37,12 +38,19 @@ IRModule WithConstants(const std::string& text, const std::vector<std::string>& 
       mod.WithFunction("main", MakeFunction(params, Substitute(main->body, bind), nullptr, main->attrs)));
 }
 
+/// The module's text without constant data.
+std::string Text(const IRModule& mod) {
+  PrintOptions options;
+  options.show_meta_data = false;
+  return PrintModule(mod, options);
+}
+
 /// Runs `pass` and checks @main still computes what it did.
 IRModule RunAndCompare(const Pass& pass, const IRModule& in, double tolerance = 1e-4) {
   IRModule out = InferTypes(pass(in));
   auto inputs = RandomInputs(in);
   EXPECT_LE(MaxAbsDiff(RunMain(in, inputs), RunMain(out, inputs)), tolerance)
-      << PrintModule(out);
+      << Text(out);
   return out;
 }
 
@@ -149,10 +157,10 @@ def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
                               {"w1", "b1", "w2"});
   IRModule converted =
       RunAndCompare(ConvertLayout({{"nn.conv2d", {data_layout, kernel_layout}}}), in);
-  EXPECT_EQ(CountOpCalls(converted, "layout_transform"), 6) << PrintModule(converted);
+  EXPECT_EQ(CountOpCalls(converted, "layout_transform"), 6) << Text(converted);
   IRModule planned = RunAndCompare(PlanLayouts(), converted);
-  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << PrintModule(planned);
-  EXPECT_EQ(CountOpCalls(planned, "nn.bias_add"), 0) << PrintModule(planned);
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+  EXPECT_EQ(CountOpCalls(planned, "nn.bias_add"), 0) << Text(planned);
   // Both convs stay frozen in the wanted layouts.
   int frozen = 0;
   PostOrderVisit(planned.LookupFunction("main"), [&](const Expr& e) {
@@ -176,7 +184,7 @@ TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
   ExpectError([] { AlterOpLayout("dnnl"); }, ErrorKind::kValue,
               "target 'dnnl' declares no preferred layouts");
   ExpectError([] { GetPass("ConvertLayout", Attrs{{"desired_layouts", "nn.conv2d"}}); },
-              ErrorKind::kType, "desired_layouts");
+              ErrorKind::kValue, "must be op:layout");
 }
 
 TEST(ConvertLayout, FromThePipelineSyntax) {
@@ -185,10 +193,18 @@ def @main(%x: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(4, 4, 3, 3), float32]) 
   nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
 })IR",
                               {"w"});
-  Pass p = ParsePipeline(R"IR(ConvertLayout{desired_layouts=[["nn.conv2d", "NHWC", "HWIO"]]},PlanLayouts)IR");
+  Pass p;
+  try {
+    p = ParsePipeline(R"IR(ConvertLayout{desired_layouts="nn.conv2d:NHWC,HWIO"},PlanLayouts)IR");
+  } catch (const Error& e) {
+    FAIL() << e.what();
+  }
+  // PlanLayouts is an opt_level 3 pass: a pipeline runs it from opt_level 3 on.
+  EXPECT_EQ(CountOpCalls(RunAndCompare(p, in), "layout_transform"), 3);
+  PassContext::Scope scope(PassContext::Create(3));
   IRModule out = RunAndCompare(p, in);
   // The weight's transform folded into the constant; the data's and the result's remain.
-  EXPECT_EQ(CountOpCalls(out, "layout_transform"), 2) << PrintModule(out);
+  EXPECT_EQ(CountOpCalls(out, "layout_transform"), 2) << Text(out);
 }
 
 }  // namespace

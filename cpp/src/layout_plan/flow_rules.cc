@@ -54,7 +54,58 @@ IndexMap BroadcastMap(const std::vector<int64_t>& out, const std::vector<int64_t
   return IndexMap(vars, fin);
 }
 
-/// The flow through an elementwise or broadcast op that keeps the op.
+/// The map of a broadcast operand of `shape` placed in an output of rank `rank` (missing
+/// leading axes at 0), then rewritten by the result's map: the operand takes the result's
+/// rank and layout, with extent 1 wherever it broadcasts.
+IndexMap ExpandedOperandMap(const IndexMap& map, const std::vector<int64_t>& shape, size_t rank) {
+  std::vector<tir::Var> vars;
+  std::vector<tir::PrimExpr> out;
+  for (size_t d = 0; d < shape.size(); ++d) vars.push_back(tir::MakeVar("j" + std::to_string(d)));
+  for (size_t d = 0; d < rank; ++d) {
+    size_t lead = rank - shape.size();
+    out.push_back(d < lead ? tir::IntImm(0) : tir::PrimExpr(vars[d - lead]));
+  }
+  return IndexMap(vars, out).ComposeWith(map);
+}
+
+/// Whether the op, given operands rewritten by `maps`, computes the result rewritten by
+/// `map`: the same result shape, and each operand broadcast the way the rewritten access
+/// pattern reads it (bcast' ∘ map = map_i ∘ bcast, proved on the result's domain).
+bool KeepsMeaning(const CallNode* call, const IndexMap& map, const std::vector<IndexMap>& maps) {
+  auto out_shape = *ShapeOf(Expr(call));
+  std::vector<Expr> probes;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    if (!maps[i].defined()) {
+      probes.push_back(call->args[i]);
+      continue;
+    }
+    auto shape = *ShapeOf(call->args[i]);
+    const auto* tt = call->args[i]->checked_type().as<TensorTypeNode>();
+    probes.push_back(
+        MakeVar("p" + std::to_string(i), MakeTensorType(maps[i].MapShape(shape), tt->dtype)));
+  }
+  std::vector<int64_t> new_out = map.MapShape(out_shape);
+  try {
+    Type t = InferExprType(MakeOpCall(call->op()->name, probes, call->attrs));
+    const auto* tt = t.as<TensorTypeNode>();
+    if (!tt || tt->shape != new_out) return false;
+    for (size_t i = 0; i < call->args.size(); ++i) {
+      if (!maps[i].defined()) continue;
+      auto shape = *ShapeOf(call->args[i]);
+      IndexMap old_b = BroadcastMap(out_shape, shape);
+      IndexMap new_b = BroadcastMap(new_out, maps[i].MapShape(shape));
+      if (!map.ComposeWith(new_b).EqualOn(old_b.ComposeWith(maps[i]), out_shape)) return false;
+    }
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+/// The flow through an elementwise or broadcast op that keeps the op. The operand maps are
+/// SuggestLayoutTransforms' on the op's own PrimFunc; where the op cannot take those on the
+/// new shapes (a broadcast operand whose axes the result's map permutes), each broadcast
+/// operand instead takes the result's rank and map (ExpandedOperandMap).
 std::optional<LayoutFlow> FlowElementwise(const CallNode* call, const IndexMap& map) {
   auto out_shape = ShapeOf(Expr(call));
   if (!out_shape) return std::nullopt;
@@ -62,40 +113,30 @@ std::optional<LayoutFlow> FlowElementwise(const CallNode* call, const IndexMap& 
   if (!func) return std::nullopt;
   layout::LayoutSuggestion s = layout::SuggestLayoutTransforms(*func, {map});
   LayoutFlow flow{call->op()->name, call->attrs, call->args, {}};
-  std::vector<Expr> probes;
+  std::vector<IndexMap> expanded;
+  bool suggested_ok = true;
   for (size_t i = 0; i < call->args.size(); ++i) {
     auto shape = ShapeOf(call->args[i]);
     if (!shape) return std::nullopt;
-    const IndexMap& m = s.params[i];
     if (shape->empty()) {
       flow.maps.emplace_back();
-      probes.push_back(call->args[i]);
+      expanded.emplace_back();
       continue;
     }
-    if (!m.defined() || !m.IsBijective(*shape)) return std::nullopt;
-    const auto* tt = call->args[i]->checked_type().as<TensorTypeNode>();
-    probes.push_back(MakeVar("p" + std::to_string(i), MakeTensorType(m.MapShape(*shape), tt->dtype)));
+    const IndexMap& m = s.params[i];
+    suggested_ok = suggested_ok && m.defined() && m.IsBijective(*shape);
     flow.maps.push_back(m);
+    if (shape->size() > out_shape->size()) return std::nullopt;
+    IndexMap e = ExpandedOperandMap(map, *shape, out_shape->size());
+    if (!e.IsBijective(*shape)) return std::nullopt;
+    expanded.push_back(e);
   }
-  // The op on the new shapes must compute the rewritten result: same result shape, and
-  // each operand broadcast the way the rewritten access pattern reads it.
-  std::vector<int64_t> new_out = map.MapShape(*out_shape);
-  try {
-    Type t = InferExprType(MakeOpCall(flow.op, probes, flow.attrs));
-    const auto* tt = t.as<TensorTypeNode>();
-    if (!tt || tt->shape != new_out) return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
+  if (suggested_ok && KeepsMeaning(call, map, flow.maps)) return flow;
+  if (KeepsMeaning(call, map, expanded)) {
+    flow.maps = expanded;
+    return flow;
   }
-  for (size_t i = 0; i < call->args.size(); ++i) {
-    if (!flow.maps[i].defined()) continue;
-    auto shape = *ShapeOf(call->args[i]);
-    IndexMap old_b = BroadcastMap(*out_shape, shape);
-    IndexMap new_b = BroadcastMap(new_out, flow.maps[i].MapShape(shape));
-    if (!map.ComposeWith(new_b).EqualOn(old_b.ComposeWith(flow.maps[i]), *out_shape))
-      return std::nullopt;
-  }
-  return flow;
+  return std::nullopt;
 }
 
 /// nn.bias_add(x, b, axis) as add(x, reshape(b)) with b's axis placed for broadcasting.

@@ -6,23 +6,30 @@ namespace tessera {
 
 namespace {
 
-/// desired_layouts=[["nn.conv2d", "NCHW16c", "OIHW16i16o"], ...] as DesiredLayouts.
-DesiredLayouts DesiredFromOption(const AttrValue& value) {
+/// desired_layouts="nn.conv2d:NCHW16c,OIHW16i16o;nn.max_pool2d:NCHW16c" as DesiredLayouts.
+DesiredLayouts DesiredFromOption(const std::string& text) {
   DesiredLayouts out;
-  if (!value.is_array())
-    TS_THROW(kValue) << "ConvertLayout: desired_layouts must be a list of [op, layout...] lists";
-  for (const AttrValue& item : value.AsArray()) {
-    if (!item.is_array() || item.AsArray().size() < 2)
-      TS_THROW(kValue) << "ConvertLayout: each desired_layouts entry must be [op, layout...], got "
-                       << item.ToString();
-    std::vector<std::string> strings;
-    for (const AttrValue& s : item.AsArray()) {
-      if (!s.is_string())
-        TS_THROW(kValue) << "ConvertLayout: desired_layouts entries hold strings, got "
-                         << item.ToString();
-      strings.push_back(s.AsString());
+  auto split = [](const std::string& s, char sep) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+      size_t at = s.find(sep, start);
+      parts.push_back(s.substr(start, at == std::string::npos ? std::string::npos : at - start));
+      if (at == std::string::npos) return parts;
+      start = at + 1;
     }
-    out.emplace_back(strings[0], std::vector<std::string>(strings.begin() + 1, strings.end()));
+  };
+  for (const std::string& entry : split(text, ';')) {
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
+      TS_THROW(kValue) << "ConvertLayout: desired_layouts entry '" << entry
+                       << "' must be op:layout[,layout...] (entries separated by ';'), e.g. "
+                          "\"nn.conv2d:NHWC,HWIO\"";
+    std::vector<std::string> layouts = split(entry.substr(colon + 1), ',');
+    for (const std::string& l : layouts)
+      if (l.empty())
+        TS_THROW(kValue) << "ConvertLayout: empty layout in desired_layouts entry '" << entry << "'";
+    out.emplace_back(entry.substr(0, colon), layouts);
   }
   return out;
 }
@@ -32,11 +39,11 @@ DesiredLayouts DesiredFromOption(const AttrValue& value) {
 void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
   passes.push_back({"ConvertLayout",
                     "gives layout-critical ops wanted layouts (TVM layout strings) and freezes them",
-                    {{"desired_layouts", AttrValue::Kind::kArray, AttrValue(std::vector<AttrValue>{}),
-                      "[[op, data layout, kernel layout], ...], e.g. [[\"nn.conv2d\", \"NHWC\", "
-                      "\"HWIO\"]]"}},
+                    {{"desired_layouts", AttrValue::Kind::kString, "",
+                      "op:layouts entries separated by ';', e.g. \"nn.conv2d:NHWC,HWIO\" (layouts: "
+                      "data, kernel[, result]; \"default\" keeps one)"}},
                     [](const Attrs& options) {
-                      return ConvertLayout(DesiredFromOption(options.Get("desired_layouts")));
+                      return ConvertLayout(DesiredFromOption(options.GetString("desired_layouts")));
                     }});
   passes.push_back({"AlterOpLayout",
                     "gives each conv2d the layouts the target's kernels prefer (ConvertLayout)",
