@@ -174,6 +174,115 @@ def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
 }
 
 TEST(PlanLayouts, SeedExampleInNHWC) { ExpectSeedExample("NHWC", "HWIO"); }
+TEST(PlanLayouts, SeedExampleInNCHW4c) { ExpectSeedExample("NCHW4c", "OIHW4i4o"); }
+
+/// ConvertLayout to NCHW4c/OIHW4i4o then PlanLayouts on `text` (parameters `w*` become
+/// constants): the numbers must not change; returns the planned module.
+IRModule BlockedAndPlanned(const std::string& text, const std::vector<std::string>& weights) {
+  IRModule in = WithConstants(text, weights);
+  IRModule converted = RunAndCompare(ConvertLayout({{"nn.conv2d", {"NCHW4c", "OIHW4i4o"}}}), in);
+  return RunAndCompare(PlanLayouts(), converted);
+}
+
+TEST(PlanLayouts, PaddedInputChannels) {
+  // Three input channels in NCHW4c: the input and the weight are padded with zeros.
+  IRModule planned = BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 3, 6, 6), float32], %w1: Tensor[(8, 3, 3, 3), float32],
+          %w2: Tensor[(4, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  nn.conv2d(%1, %w2)
+})IR",
+                                       {"w1", "w2"});
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+}
+
+TEST(PlanLayouts, PoolingBetweenConvsRunsBlocked) {
+  IRModule planned = BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 8, 8), float32], %w1: Tensor[(8, 8, 3, 3), float32],
+          %w2: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);
+  nn.conv2d(%2, %w2, padding=[1, 1, 1, 1])
+})IR",
+                                       {"w1", "w2"});
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+}
+
+// The failure classes other compilers' layout passes had: each must keep the numbers.
+TEST(PlanLayouts, TransposeBetweenConvs) {
+  BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 5), float32], %w1: Tensor[(8, 8, 3, 3), float32],
+          %w2: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = transpose(%0, axes=[0, 1, 3, 2]);
+  nn.conv2d(%1, %w2, padding=[1, 1, 1, 1])
+})IR",
+                    {"w1", "w2"});
+}
+
+TEST(PlanLayouts, BroadcastOfAOneElementConstant) {
+  IRModule planned = BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
+          %w2: Tensor[(8, 8, 3, 3), float32], %w3: Tensor[(1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = multiply(%0, %w3);
+  nn.conv2d(%1, %w2, padding=[1, 1, 1, 1])
+})IR",
+                                       {"w1", "w2", "w3"});
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+}
+
+TEST(PlanLayouts, StridedSliceOfABlockedTensor) {
+  BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  strided_slice(%1, begin=[0, 1, 0, 0], end=[1, 7, 6, 6], strides=[1, 2, 1, 1])
+})IR",
+                    {"w1"});
+}
+
+TEST(PlanLayouts, ReductionOverTheBlockedAxisAfterABlockedConv) {
+  // (Relay's argmin-after-NCHWc bug: a reduction over the channel axis, with and without
+  // keepdims.)
+  BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  %2 = max(%1, axis=[1]);
+  %3 = mean(%1, axis=[1], keepdims=True);
+  (%2, %3)
+})IR",
+                    {"w1"});
+}
+
+TEST(AlterOpLayout, NativeConvsGetChannelBlocksAndExchangeBlockedTensors) {
+  IRModule in = WithConstants(R"IR(
+def @main(%x: Tensor[(1, 3, 10, 10), float32], %w1: Tensor[(16, 3, 3, 3), float32],
+          %b1: Tensor[(16), float32], %w2: Tensor[(32, 16, 3, 3), float32],
+          %w3: Tensor[(32, 1, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b1);
+  %2 = nn.relu(%1);
+  %3 = nn.conv2d(%2, %w2, strides=[2, 2], padding=[1, 1, 1, 1]);
+  %4 = nn.relu(%3);
+  nn.conv2d(%4, %w3, padding=[1, 1, 1, 1], groups=32)
+})IR",
+                              {"w1", "b1", "w2", "w3"});
+  IRModule altered = RunAndCompare(AlterOpLayout("native"), in);
+  IRModule planned = RunAndCompare(PlanLayouts(), altered);
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+  int blocked = 0;
+  PostOrderVisit(planned.LookupFunction("main"), [&](const Expr& e) {
+    const auto* call = e.as<CallNode>();
+    if (!call || !call->op() || call->op()->name != "nn.conv2d") return;
+    blocked += call->attrs.GetString("data_layout").rfind("NCHW", 0) == 0 &&
+               call->attrs.GetString("data_layout") != "NCHW";
+  });
+  EXPECT_EQ(blocked, 3) << Text(planned);
+}
 
 TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
   ExpectError([] { ConvertLayout({{"nn.dense", {"NC"}}}); }, ErrorKind::kValue,
