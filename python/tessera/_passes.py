@@ -3,6 +3,7 @@
 from ._pass_factory import registered_pass as _registered_pass
 
 __all__ = [
+    'AlterOpLayout',
     'CollagePartition',
     'DeadCodeElimination',
     'EliminateCommonSubexpr',
@@ -18,10 +19,22 @@ __all__ = [
     'PartitionFor',
     'PartitionForTesting',
     'PartitionGraph',
+    'PlanLayouts',
     'PrintIR',
     'SimplifyExpr',
     'SimplifyInference',
+    'SimplifyLayoutTransforms',
 ]
+
+
+def AlterOpLayout(target='native'):  # noqa: N802 - the pass's name
+    """gives each conv2d the layouts the target's kernels prefer (ConvertLayout)
+
+        target (string, default 'native'): the backend whose kernels choose
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('AlterOpLayout', locals())
 
 
 def CollagePartition(targets='native'):  # noqa: N802 - the pass's name
@@ -156,6 +169,14 @@ def PartitionGraph():  # noqa: N802 - the pass's name
     return _registered_pass('PartitionGraph', locals())
 
 
+def PlanLayouts():  # noqa: N802 - the pass's name
+    """flows layout rewrites backward through ops, cancels and folds them
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('PlanLayouts', locals())
+
+
 def PrintIR(header='', show_meta_data=False):  # noqa: N802 - the pass's name
     """print the module to stderr
 
@@ -181,3 +202,11 @@ def SimplifyInference():  # noqa: N802 - the pass's name
     Returns the registered pass (``tessera.transform.get_pass``).
     """
     return _registered_pass('SimplifyInference', locals())
+
+
+def SimplifyLayoutTransforms():  # noqa: N802 - the pass's name
+    """composes and cancels adjacent layout rewrites, folds them into constants
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('SimplifyLayoutTransforms', locals())

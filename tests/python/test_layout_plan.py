@@ -1,0 +1,69 @@
+"""Layout planning from Python: ConvertLayout with TVM's dict form, PlanLayouts, and
+build at opt_level 3 (AlterOpLayout + PlanLayouts in the pipeline) against the interpreter."""
+import numpy as np
+import pytest
+
+import tessera
+from tessera import transform
+from tessera.op import nn
+from tessera.error import TesseraValueError
+
+
+def randn(*shape, seed=0):
+    return np.random.default_rng(seed + len(shape)).standard_normal(shape).astype("float32")
+
+
+def two_convs(c=8, hw=8, first_c=None):
+    """conv -> bias -> relu -> conv, weights constant."""
+    first_c = first_c or c
+    x = tessera.var("x", shape=(1, first_c, hw, hw))
+    w1 = tessera.const(randn(c, first_c, 3, 3, seed=1) * 0.3)
+    b1 = tessera.const(randn(c, seed=2))
+    w2 = tessera.const(randn(c, c, 3, 3, seed=3) * 0.3)
+    y = nn.conv2d(x, w1, padding=(1, 1))
+    y = nn.relu(nn.bias_add(y, b1))
+    y = nn.conv2d(y, w2, padding=(1, 1))
+    return tessera.IRModule.from_expr(tessera.Function([x], y))
+
+
+def count(mod, op_name):
+    return str(mod).count(op_name + "(")
+
+
+def test_convert_layout_dict_then_plan_leaves_the_graph_edges():
+    mod = two_convs()
+    x = randn(1, 8, 8, 8, seed=9)
+    seq = transform.Sequential([
+        transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]}),
+        transform.PlanLayouts(),
+    ])
+    with transform.PassContext(opt_level=3):
+        planned = seq(mod)
+    assert count(planned, "layout_transform") == 2, planned
+    assert "frozen_layout=True" in str(planned)
+    np.testing.assert_allclose(tessera.run(planned, x=x), tessera.run(mod, x=x),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_opt_level_3_build_plans_layouts_and_matches_the_interpreter():
+    mod = two_convs(c=16, first_c=3, hw=10)
+    x = randn(1, 3, 10, 10, seed=4)
+    want = tessera.run(mod, x=x)
+    with transform.PassContext(opt_level=3):
+        ex = tessera.build(mod, "native")
+    np.testing.assert_allclose(ex(x=x), want, rtol=1e-4, atol=1e-4)
+    # Layout planning can be switched off inside the opt_level 3 pipeline.
+    with transform.PassContext(opt_level=3, disabled_pass=["AlterOpLayout"]):
+        plain = tessera.build(mod, "native")
+    np.testing.assert_allclose(plain(x=x), want, rtol=1e-4, atol=1e-4)
+    assert any("layout_transform" in k for k in ex.kernels), ex.kernels
+    assert not any("layout_transform" in k for k in plain.kernels), plain.kernels
+
+
+def test_bad_desired_layouts_are_value_errors():
+    with pytest.raises(TesseraValueError, match="no layouts to convert"):
+        transform.ConvertLayout({"nn.dense": ["NC"]})
+    with pytest.raises(TesseraValueError, match="must be op:layout"):
+        transform.ConvertLayout("nn.conv2d")
+    with pytest.raises(TesseraValueError, match="declares no preferred layouts"):
+        transform.AlterOpLayout(target="dnnl")
