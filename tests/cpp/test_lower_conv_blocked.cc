@@ -135,7 +135,7 @@ TEST(LowerConvBlocked, LargeWeightsRunInChunksOfInputChannels) {
   // chunk by chunk over all bands with partial sums in the output; the epilogue (which
   // would be wrong on a partial sum) runs after the last chunk.
   std::string text = R"(
-def @main(%x: Tensor[(1, 16, 5, 4, 16), float32], %w: Tensor[(2, 16, 3, 3, 16, 16), float32],
+def @main(%x: Tensor[(2, 16, 5, 4, 16), float32], %w: Tensor[(2, 16, 3, 3, 16, 16), float32],
           %b: Tensor[(1, 2, 1, 1, 16), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o");
   nn.relu(add(%0, %b))

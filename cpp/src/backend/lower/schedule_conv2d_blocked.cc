@@ -503,24 +503,24 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
         b.chunk_blocks = per;
       }
     }
-    tir::Var n = tir::MakeVar("n"), f = tir::MakeVar("f");
-    b.n = c.n == 1 ? IntImm(0) : PrimExpr(n);
+    // One parallel loop over (image, block[, band]): f = (n * ocb_count + ocb)[ * bands + band].
+    tir::Var f = tir::MakeVar("f");
+    const int64_t per_block = b.chunks > 1 ? 1 : bands, per_image = ocb_count * per_block;
+    b.n = c.n == 1 ? IntImm(0) : Div(f, per_image);
+    PrimExpr in_image = c.n == 1 ? PrimExpr(f) : Mod(f, per_image);
+    b.ocb = Div(in_image, per_block);
     Stmt body;
-    int64_t work = ocb_count * bands;
     if (b.chunks > 1) {
       tir::Var ch = tir::MakeVar("chunk"), rb = tir::MakeVar("rb");
-      b.ocb = f;
       b.chunk = ch;
       body = MakeFor(ch, IntImm(0), IntImm(b.chunks), ForKind::kSerial,
                      MakeFor(rb, IntImm(0), IntImm(bands), ForKind::kSerial, b.Bands(rb)));
-      work = ocb_count;
     } else {
-      b.ocb = Div(f, bands);
-      body = b.Bands(bands == 1 ? IntImm(0) : Mod(f, bands));
+      body = b.Bands(bands == 1 ? IntImm(0) : Mod(in_image, bands));
     }
-    body =
-        MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial, body);
-    return c.n == 1 ? body : MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+    const int64_t work = c.n * per_image;
+    return MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial,
+                   body);
   };
 }
 
