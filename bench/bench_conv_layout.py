@@ -8,10 +8,11 @@ reference the same conv runs on oneDNN (Tessera's dnnl backend, NCHW in and out)
 PyTorch (torch.set_num_threads(1)). Every result is checked against the NCHW build before
 it is timed; the configurations are timed in interleaved rounds (each round a warm-up and
 `repeat` runs per configuration, its median kept) and the median over rounds reported.
-Writes bench/results/conv_layout.{md,json}.
+Then the whole ResNet-18 natively, NCHW against NCHW16c blocked by hand (what layout
+planning is to produce), timed the same way. Writes bench/results/conv_layout.{md,json}.
 
 Usage: taskset -c 0 env PYTHONPATH=build/python /usr/bin/python3 bench/bench_conv_layout.py
-       [--rounds N] [--repeat N] [--quick] [--no-dnnl] [--no-torch]
+       [--rounds N] [--repeat N] [--quick] [--no-dnnl] [--no-torch] [--no-network]
 """
 import argparse
 import json
@@ -20,6 +21,7 @@ import pathlib
 import platform
 import statistics
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -120,6 +122,75 @@ def build_case(case, rng, with_dnnl):
     return name, builds, x, w, conv, flops, layouts
 
 
+def resnet18(blocked, rng):
+    """ResNet-18 at 224x224 with seeded random weights (batch norm folded into biases) in
+    NCHW, or blocked by hand the way layout planning would: NCHW16c from the stem's output
+    on, weights and biases pre-blocked as constants, pools in NCHW16c, back to NCHW before
+    the classifier."""
+    from tessera import op
+    x = tessera.var("x", shape=(1, 3, 224, 224))
+    layout = f"NCHW{BLOCK}c" if blocked else "NCHW"
+
+    def conv(h, ic, oc, k, s, p, relu=True, residual=None):
+        w = (rng.standard_normal((oc, ic, k, k)) * np.sqrt(2.0 / (ic * k * k))).astype("float32")
+        b = (rng.standard_normal(oc) * 0.1).astype("float32")
+        if blocked:
+            i_block = ic if ic % BLOCK else BLOCK
+            y = nn.conv2d(h, tessera.const(weight_to_blocked(w, i_block, BLOCK)), strides=(s, s),
+                          padding=(p, p), data_layout="NCHW" if ic % BLOCK else layout,
+                          kernel_layout=f"OIHW{i_block}i{BLOCK}o", out_layout=layout)
+            y = op.add(y, tessera.const(np.ascontiguousarray(b.reshape(1, oc // BLOCK, 1, 1, BLOCK))))
+        else:
+            y = nn.bias_add(nn.conv2d(h, tessera.const(w), strides=(s, s), padding=(p, p)),
+                            tessera.const(b))
+        if residual is not None:
+            y = op.add(y, residual)
+        return nn.relu(y) if relu else y
+
+    h = conv(x, 3, 64, 7, 2, 3)
+    h = nn.max_pool2d(h, pool_size=(3, 3), strides=(2, 2), padding=(1, 1), layout=layout)
+    c = 64
+    for oc, s in [(64, 1), (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1)]:
+        shortcut = conv(h, c, oc, 1, s, 0, relu=False) if s == 2 or oc != c else h
+        h = conv(conv(h, c, oc, 3, s, 1), oc, oc, 3, 1, 1, residual=shortcut)
+        c = oc
+    h = nn.global_avg_pool2d(h, layout=layout)
+    if blocked:
+        h = op.layout_transform(h, src_layout=layout, dst_layout="NCHW")
+    fc = (rng.standard_normal((1000, 512)) * 0.05).astype("float32")
+    h = nn.dense(nn.batch_flatten(h), tessera.const(fc))
+    return tessera.IRModule.from_expr(tessera.Function([x], h))
+
+
+def time_network(args):
+    """The whole ResNet-18, NCHW against hand-blocked NCHW16c: (ms, ms, build seconds)."""
+    exes, build_s = [], []
+    saved = os.environ.get("TESSERA_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as cache:  # cold compiler cache: real build times
+        os.environ["TESSERA_CACHE_DIR"] = cache
+        try:
+            for blocked in (False, True):
+                mod = resnet18(blocked, np.random.default_rng(1))  # the same weights both times
+                start = time.perf_counter()
+                exes.append(tessera.build(mod, target="native -num_threads=1"))
+                build_s.append(time.perf_counter() - start)
+        finally:
+            if saved is None:
+                os.environ.pop("TESSERA_CACHE_DIR")
+            else:
+                os.environ["TESSERA_CACHE_DIR"] = saved
+    x = np.random.default_rng(2).standard_normal((1, 3, 224, 224)).astype("float32")
+    want, got = exes[0](x=x), exes[1](x=x)
+    err = float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-30))
+    if err > 1e-4:
+        sys.exit(f"ResNet-18: NCHW16c disagrees with NCHW (max relative error {err:.3g})")
+    per_round = [[], []]
+    for _ in range(args.rounds):
+        for k, ex in enumerate(exes):
+            per_round[k].append(ex.benchmark(warmup=2, repeat=max(5, args.repeat // 2), x=x)["median_ms"])
+    return statistics.median(per_round[0]), statistics.median(per_round[1]), build_s
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (median kept)")
@@ -128,6 +199,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="two shapes, two rounds")
     parser.add_argument("--no-dnnl", action="store_true", help="skip the oneDNN column")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch column")
+    parser.add_argument("--no-network", action="store_true",
+                        help="skip the whole hand-blocked ResNet-18")
     parser.add_argument("--out", default=str(ROOT / "results" / "conv_layout"))
     args = parser.parse_args()
     if args.quick:
@@ -184,6 +257,12 @@ def main():
         print(f"{name:34s} NCHW {gflops['nchw']:6.1f}  NCHW16c {gflops['blocked']:6.1f} GFLOP/s  "
               f"x{row['blocked_vs_nchw']:.2f}{extra}", flush=True)
 
+    network = None
+    if not args.no_network and not args.quick:
+        network = time_network(args)
+        print(f"ResNet-18 whole network: NCHW {network[0]:.2f} ms, NCHW16c {network[1]:.2f} ms, "
+              f"x{network[0] / network[1]:.2f}", flush=True)
+
     cpu = "unknown"
     for line in open("/proc/cpuinfo"):
         if line.startswith("model name"):
@@ -198,7 +277,11 @@ def main():
            "quick": args.quick, "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps({"env": env, "rows": rows}, indent=1) + "\n")
+    result = {"env": env, "rows": rows}
+    if network:
+        result["resnet18"] = {"nchw_ms": network[0], "nchw16c_ms": network[1],
+                              "speedup": network[0] / network[1], "build_s": network[2]}
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
 
     cols = [("nchw", "native NCHW"), ("blocked", "native NCHW16c")]
     cols += [(k, label) for k, label in (("dnnl", "oneDNN"), ("torch", "PyTorch"))
@@ -222,6 +305,15 @@ def main():
         cells = " | ".join(f"{total(k, resnet):.3f} ms" for k, _ in cols)
         lines.append(f"| ResNet-18 shapes, sum of times (each once) | | {cells} | "
                      f"{total('nchw', resnet) / total('blocked', resnet):.2f}x |")
+    if network:
+        lines += ["", "The whole ResNet-18 (224x224, batch 1, one pinned thread; blocked by hand as "
+                  "layout planning would: the stem reads NCHW and writes NCHW16c, everything after "
+                  "it NCHW16c until the classifier; both builds native only, same weights):", "",
+                  "| network | NCHW | NCHW16c | NCHW16c / NCHW |", "|---|---:|---:|---:|",
+                  f"| ResNet-18 | {network[0]:.2f} ms | {network[1]:.2f} ms | "
+                  f"{network[0] / network[1]:.2f}x |", "",
+                  f"Build time (cold compiler cache): NCHW {network[2][0]:.1f} s, NCHW16c "
+                  f"{network[2][1]:.1f} s (the blocked convs spell out their border tiles)."]
     lines += ["", "The speed-up column is the NCHW time over the NCHW16c time (above 1: blocked is "
               "faster). Layouts of the blocked build: " + "; ".join(
                   sorted({r['layouts'] for r in rows})) + ". GFLOP counts one multiply-add as 2 "
