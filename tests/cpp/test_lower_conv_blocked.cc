@@ -100,6 +100,9 @@ TEST(LowerConvBlocked, Depthwise) {
   CheckTemplate(Conv("2, 3, 15, 15, 16", "3, 1, 3, 3, 1, 16",
                      ", groups=48, strides=[2, 2], padding=[1, 1], data_layout=\"NCHW16c\", "
                      "kernel_layout=\"OIHW1i16o\""));
+  // NCHW data into 16-channel blocks (read through a blocked padded copy).
+  CheckTemplate(
+      Conv("1, 32, 12, 12", "32, 1, 3, 3", ", groups=32, padding=[1, 1], out_layout=\"NCHW16c\""));
   // Data in blocks of 8, output in blocks of 16, a 5x5 window, a plain OIHW weight.
   CheckTemplate(Conv("1, 4, 11, 11, 8", "32, 1, 5, 5",
                      ", groups=32, padding=[2, 2], data_layout=\"NCHW8c\", "
@@ -125,6 +128,23 @@ def @main(%x: Tensor[(1, 2, 12, 12, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16
   %2 = nn.relu(%1);
   add(multiply(%2, 2f), 1f)
 })");
+}
+
+TEST(LowerConvBlocked, LargeWeightsRunInChunksOfInputChannels) {
+  // 256 input channels x 3 x 3 x 32 output channels: 295 KiB of weights per block, reduced
+  // chunk by chunk over all bands with partial sums in the output; the epilogue (which
+  // would be wrong on a partial sum) runs after the last chunk.
+  std::string text = R"(
+def @main(%x: Tensor[(2, 16, 5, 4, 16), float32], %w: Tensor[(2, 16, 3, 3, 16, 16), float32],
+          %b: Tensor[(1, 2, 1, 1, 16), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1], data_layout="NCHW16c", kernel_layout="OIHW16i16o");
+  nn.relu(add(%0, %b))
+})";
+  IRModule mod = InferTypes(ParseModule(text));
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  EXPECT_NE(PrintStmt(pf->body).find("%chunk"), std::string::npos) << PrintStmt(pf->body);
+  CheckTemplate(text);
 }
 
 TEST(LowerConvBlocked, InlinedProducersAreCopiedOnce) {

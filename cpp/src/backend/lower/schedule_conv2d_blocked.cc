@@ -33,22 +33,18 @@ struct Tile {
 /// use, so each broadcast feeds two FMAs), then as many pixels as leave registers for the
 /// weights and the broadcast (32 zmm: 28 accumulators; 16 ymm: 12), spread evenly over the
 /// row so no tile is much narrower than the others; rows are added when one row does not
-/// fill the registers (7 x 7 outputs). One vector of channels when two would make one
-/// block's weights (streamed from L2 once per band of rows) exceed half a megabyte: on the
-/// ResNet-18 layer4 3x3 (512 channels at 7 x 7) that ran 1.25x faster, while two vectors
-/// win by 5% at 256 channels. Depthwise tiles keep one vector of channels (each FMA reads
-/// its own input vector) and fewer pixels (they are spelled out whole; their speed, bound
-/// by memory, hardly depends on the tile: 12 to 28 pixels measured within 3%).
+/// fill the registers (7 x 7 outputs). Depthwise tiles keep one vector of channels (each
+/// FMA reads its own input vector) and fewer pixels (they are spelled out whole; their
+/// speed, bound by memory, hardly depends on the tile: 12 to 28 pixels measured within 3%).
 Tile ChooseTile(const Conv2DShape& c, int64_t out_block, bool depthwise) {
   const int64_t lanes = HostSimdBytes() / 4;
   const int64_t max_acc =
       depthwise ? std::max<int64_t>(
                       4, std::min<int64_t>(lanes >= 16 ? 16 : 8, kMaxSpelledTaps / (c.kh * c.kw)))
                 : (lanes >= 16 ? 28 : 12);
-  const bool big_weights = c.ic * c.kh * c.kw * 2 * lanes * 4 > (int64_t{512} << 10);
   int64_t tc = 0;
   for (int64_t cand : {2 * lanes, lanes}) {
-    if ((depthwise || big_weights) && cand > lanes) continue;
+    if (depthwise && cand > lanes) continue;
     if (c.oc % cand == 0 && (cand % out_block == 0 || out_block % cand == 0)) {
       tc = cand;
       break;
@@ -160,6 +156,10 @@ struct Builder {
   Buffer wpk;    // packed weights
   PrimExpr n;    // the image
   PrimExpr ocb;  // the tile's block of output channels
+  // Input-channel chunks: the reduction runs chunk by chunk over every band, partial sums
+  // kept in the output between chunks (chunks == 1: one pass, no partial sums).
+  int64_t chunks = 1, chunk_blocks = 0;
+  PrimExpr chunk;  // the current chunk (chunks > 1)
 
   /// Input value (n, channel block cb, lane l) at row h, column w of what the tiles read.
   PrimExpr Input(const PrimExpr& cb, const PrimExpr& h, const PrimExpr& w, const PrimExpr& l) {
@@ -257,7 +257,10 @@ struct Builder {
         }
       taps = MakeSeq(seq);
     }
-    return py == 1 ? taps : MakeFor(icb, IntImm(0), IntImm(c.ic / py), ForKind::kSerial, taps);
+    if (py == 1) return taps;
+    if (chunks == 1) return MakeFor(icb, IntImm(0), IntImm(c.ic / py), ForKind::kSerial, taps);
+    return MakeFor(icb, Simplify(chunk * chunk_blocks), IntImm(chunk_blocks), ForKind::kSerial,
+                   taps);
   }
 
   /// Depthwise: every (tap, pixel) spelled out, in the order of the input vectors they read
@@ -298,31 +301,53 @@ struct Builder {
     const int64_t tc = tile.channels;
     Buffer acc =
         MakeBuffer(ctx.FreshName("conv_acc"), {rows.count, cols.count, tc}, DType::kFloat32);
+    const int64_t run = std::min(tc, z), runs = tc / run;
+    // acc <-> dest, a run of lanes per block of the output: (acc, out) -> statement.
+    auto per_run = [&](const std::function<Stmt(const PrimExpr& a, const Indices& oi,
+                                                const Buffer& acc_buf, const Indices& ai)>& f) {
+      return OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
+        std::vector<Stmt> stmts;
+        for (int64_t v = 0; v < runs; ++v) {
+          tir::Var l = tir::MakeVar("l");
+          Indices oi = OutIndex(v, Simplify(rows.start + r), Simplify(cols.start + t), l);
+          Indices ai{r, t, Simplify(l + IntImm(v * run))};
+          stmts.push_back(MakeFor(l, IntImm(0), IntImm(run), ForKind::kVectorized,
+                                  f(MakeLoad(acc, ai), oi, acc, ai)));
+        }
+        return MakeSeq(stmts);
+      });
+    };
     std::vector<Stmt> seq;
-    seq.push_back(OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
+    Stmt zero = OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
       tir::Var j = tir::MakeVar("j");
       return MakeFor(j, IntImm(0), IntImm(tc), ForKind::kVectorized,
                      MakeStore(acc, FloatImm(0.0, DType::kFloat32), {r, t, j}));
-    }));
+    });
+    if (chunks > 1) {
+      // Later chunks resume from the partial sums the earlier ones stored.
+      Stmt resume =
+          per_run([&](const PrimExpr&, const Indices& oi, const Buffer& a, const Indices& ai) {
+            return MakeStore(a, MakeLoad(dest, oi), ai);
+          });
+      zero = MakeIfThenElse(MakeBinary(BinaryOp::kEQ, chunk, IntImm(0)), zero, resume);
+    }
+    seq.push_back(zero);
     seq.push_back(depthwise ? DepthwiseAccumulate(acc, rows, cols)
                             : DenseAccumulate(acc, rows, cols));
-    const int64_t run = std::min(tc, z), runs = tc / run;
-    seq.push_back(OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
-      std::vector<Stmt> stores;
-      for (int64_t v = 0; v < runs; ++v) {
-        tir::Var l = tir::MakeVar("l");
-        Indices oi = OutIndex(v, Simplify(rows.start + r), Simplify(cols.start + t), l);
-        std::vector<Stmt> st{
-            MakeStore(dest, MakeLoad(acc, {r, t, Simplify(l + IntImm(v * run))}), oi)};
-        if (epilogue) {
-          PrimExpr e = epilogue(oi);
-          if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
-          st.push_back(MakeStore(dest, e, oi));
-        }
-        stores.push_back(MakeFor(l, IntImm(0), IntImm(run), ForKind::kVectorized, MakeSeq(st)));
-      }
-      return MakeSeq(stores);
+    seq.push_back(per_run([&](const PrimExpr& a, const Indices& oi, const Buffer&, const Indices&) {
+      return MakeStore(dest, a, oi);
     }));
+    if (epilogue) {
+      // Once the reduction is complete: after the last chunk.
+      Stmt epi = per_run([&](const PrimExpr&, const Indices& oi, const Buffer&, const Indices&) {
+        PrimExpr e = epilogue(oi);
+        if (e->dtype != dest->dtype) e = MakeCast(dest->dtype, e);
+        return MakeStore(dest, e, oi);
+      });
+      if (chunks > 1)
+        epi = MakeIfThenElse(MakeBinary(BinaryOp::kEQ, chunk, IntImm(chunks - 1)), epi);
+      seq.push_back(epi);
+    }
     return MakeAllocate(acc, MakeSeq(seq));
   }
 
@@ -461,16 +486,41 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
     }
 
     // 3. The tiles, parallel over (block of output channels, band of rows); the bands of
-    // one block are adjacent so a thread reuses that block's weights from cache.
+    // one block are adjacent so a thread reuses that block's weights from cache. When one
+    // block's weights outgrow a quarter of L2 (ResNet-18's 3x3 convs at 14 x 14 and 7 x 7:
+    // 295 and 590 KiB), every band re-reads them and the first alone streams them from
+    // memory (in a whole network they are not cached: those convs ran twice as long as
+    // alone); then one thread runs all bands of a block, chunk by chunk of input channels
+    // whose weights stay in L1 (32 KiB), keeping partial sums in the output in between
+    // (the whole ResNet-18 in NCHW16c: 8% faster).
     const int64_t bands = (c.oh + b.tile.rows - 1) / b.tile.rows;
-    tir::Var n = tir::MakeVar("n"), f = tir::MakeVar("f");
-    b.n = c.n == 1 ? IntImm(0) : PrimExpr(n);
-    b.ocb = Div(f, bands);
-    Stmt body = b.Bands(bands == 1 ? IntImm(0) : Mod(f, bands));
-    const int64_t work = ocb_count * bands;
-    body =
-        MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial, body);
-    return c.n == 1 ? body : MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+    const int64_t blocks = c.ic / py, block_bytes = py * c.kh * c.kw * tc * 4;
+    if (!depthwise && py > 1 && bands > 1 && blocks * block_bytes > (int64_t{256} << 10)) {
+      int64_t per = std::max<int64_t>(1, (int64_t{32} << 10) / block_bytes);
+      while (blocks % per) --per;
+      if (per < blocks) {
+        b.chunks = blocks / per;
+        b.chunk_blocks = per;
+      }
+    }
+    // One parallel loop over (image, block[, band]): f = (n * ocb_count + ocb)[ * bands + band].
+    tir::Var f = tir::MakeVar("f");
+    const int64_t per_block = b.chunks > 1 ? 1 : bands, per_image = ocb_count * per_block;
+    b.n = c.n == 1 ? IntImm(0) : Div(f, per_image);
+    PrimExpr in_image = c.n == 1 ? PrimExpr(f) : Mod(f, per_image);
+    b.ocb = Div(in_image, per_block);
+    Stmt body;
+    if (b.chunks > 1) {
+      tir::Var ch = tir::MakeVar("chunk"), rb = tir::MakeVar("rb");
+      b.chunk = ch;
+      body = MakeFor(ch, IntImm(0), IntImm(b.chunks), ForKind::kSerial,
+                     MakeFor(rb, IntImm(0), IntImm(bands), ForKind::kSerial, b.Bands(rb)));
+    } else {
+      body = b.Bands(bands == 1 ? IntImm(0) : Mod(in_image, bands));
+    }
+    const int64_t work = c.n * per_image;
+    return MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial,
+                   body);
   };
 }
 
