@@ -81,11 +81,60 @@ class Planner {
     return out;
   }
 
+  /// `e` (an op call) with the layout_transforms on its operands moved past it: when some
+  /// operands are transforms by one bijection N of tensors of the result's rank, the
+  /// call runs in N's input layout (every operand flowing through N's inverse: those
+  /// transforms cancel, constants fold) and N transforms its result. Taken when the bytes
+  /// moved do not grow; ties move transforms toward the outputs, where they meet the
+  /// transforms into the next frozen op and cancel. nullopt otherwise.
+  std::optional<Expr> Sink(const Expr& e) {
+    const auto* call = e.as<CallNode>();
+    if (!call || !call->op() || call->op()->name == "layout_transform" || IsFrozen(call))
+      return std::nullopt;
+    auto out_shape = ShapeOf(e);
+    if (!out_shape) return std::nullopt;
+    IndexMap n;
+    std::vector<int64_t> in_shape;
+    double removed = 0;
+    for (const Expr& arg : call->args) {
+      const auto* lt = AsOpCall(arg, "layout_transform");
+      auto shape = lt ? ShapeOf(arg) : std::nullopt;
+      auto u_shape = lt ? ShapeOf(lt->args[0]) : std::nullopt;
+      // Same rank as the result: elementwise operands, or a pool's input (whose layout map
+      // is the result's too; FlowThrough checks it on both shapes).
+      if (!shape || !u_shape || shape->size() != out_shape->size()) continue;
+      IndexMap m = TransformMap(lt);
+      if (!m.IsBijective(*u_shape)) continue;
+      if (!n.defined()) {
+        n = m;
+        in_shape = *u_shape;
+      } else if (*u_shape != in_shape || !m.EqualOn(n, in_shape)) {
+        continue;
+      }
+      if (uses_[arg.get()] == 1) removed += BytesOf(*shape, arg);
+    }
+    if (!n.defined() || removed == 0) return std::nullopt;
+    auto flow = FlowThrough(call, n.Inverse(in_shape));
+    if (!flow) return std::nullopt;
+    double cost = BytesOf(*out_shape, e);
+    for (size_t i = 0; i < flow->operands.size(); ++i)
+      if (flow->maps[i].defined()) cost += Cost(flow->operands[i], flow->maps[i]);
+    if (cost > removed) return std::nullopt;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < flow->operands.size(); ++i)
+      args.push_back(flow->maps[i].defined() ? Apply(flow->operands[i], flow->maps[i])
+                                             : flow->operands[i]);
+    return MakeLayoutTransform(MakeOpCall(flow->op, args, flow->attrs), n);
+  }
+
  private:
   const Plan& Decide(const Expr& v, const IndexMap& m, int depth) {
     auto key = std::make_pair(v.get(), m.ToString());
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
+    // Memo keys are node addresses: keep the node alive so no later node reuses its address
+    // (flows make operands of their own, e.g. a reshaped bias).
+    alive_.push_back(v);
     Plan plan;
     auto shape = ShapeOf(v);
     if (!shape) {
@@ -132,6 +181,7 @@ class Planner {
   std::unordered_map<const ExprNode*, int> uses_;
   std::map<std::pair<const ExprNode*, std::string>, Plan> plans_;
   std::map<std::pair<const ExprNode*, std::string>, Expr> built_;
+  std::vector<Expr> alive_;
 };
 
 /// Replaces chosen nodes of the original graph by their plans' results.
@@ -143,7 +193,12 @@ class Replacer : public ExprMutator {
  protected:
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     auto it = replacements_.find(original.get());
-    return it == replacements_.end() ? rebuilt : it->second;
+    if (it == replacements_.end()) return rebuilt;
+    // A replacement is built over original nodes (its plan's operands); those may have
+    // replacements of their own (a weight's transform folded, a producer moved), which must
+    // apply inside it too, or the graph would hold both versions of what they compute.
+    // Its original nodes are descendants of `original`, so they are already rewritten.
+    return Mutate(it->second);
   }
 
  private:
@@ -171,6 +226,12 @@ Expr FlowRound(const Function& func, bool* changed) {
     double before = BytesOf(m.MapShape(*shape), lt->args[0]);
     if (planner.Cost(lt->args[0], m) < before) replacements.emplace(e.get(), planner.Apply(lt->args[0], m));
   });
+  if (replacements.empty()) {
+    // Nothing flows backward: move transforms forward past ops instead.
+    PostOrderVisit(func->body, [&](const Expr& e) {
+      if (auto sunk = planner.Sink(e)) replacements.emplace(e.get(), *sunk);
+    });
+  }
   *changed = !replacements.empty();
   if (!*changed) return func;
   return Replacer(std::move(replacements)).Mutate(func);
@@ -194,7 +255,7 @@ Pass PlanLayouts() {
   return CreateModulePass(
       [](IRModule mod, const PassContext& ctx) {
         mod = EliminateCommonSubexpr()(mod, ctx);
-        for (int round = 0; round < 16; ++round) {
+        for (int round = 0; round < 64; ++round) {
           bool moved = false;
           int simplified = 0;
           mod = layout_plan::RewriteTyped(mod, [&](const Function& f) {

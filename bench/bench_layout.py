@@ -1,0 +1,140 @@
+"""Layout planning benchmark: ResNet-18, MobileNetV2 and SqueezeNet 1.1 (torchvision, seeded
+random weights, exported to ONNX) built natively without layout planning (opt_level 2, the
+default), with it (opt_level 3: AlterOpLayout + PlanLayouts), and at opt_level 3 with the
+two layout passes disabled (to separate layout planning from the other opt_level 3 passes);
+oneDNN (`native -compiler=dnnl`) and PyTorch TorchScript-frozen in the same run. One pinned
+thread (median of interleaved rounds), then two threads. Reports latency, the layout
+transforms executed per inference (profile rows of kernels holding a layout_transform), the
+cold build time, and the error against PyTorch. Writes bench/results/layout.{md,json}.
+
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_layout.py [--rounds N]
+       [--repeat N] [--models resnet18,...]
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+import tessera
+from tessera import transform
+
+ROOT = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from bench_models import machine, make_models  # noqa: E402
+
+CONFIGS = {
+    "native": dict(opt_level=2),
+    "native opt3, no layout planning": dict(opt_level=3,
+                                            disabled_pass=["AlterOpLayout", "PlanLayouts"]),
+    "native + layout planning": dict(opt_level=3),
+}
+
+
+def build(mod, target, ctx):
+    with transform.PassContext(**ctx):
+        t = time.perf_counter()
+        ex = tessera.build(mod, target)
+        return ex, time.perf_counter() - t
+
+
+def transforms_per_run(ex, x):
+    prof = ex.profile(input=x, repeat=1)
+    return sum(r["calls"] for r in prof["rows"] if "layout_transform" in r["symbol"])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,squeezenet1_1")
+    args = parser.parse_args()
+    models = {k: v for k, v in make_models().items() if k in args.models.split(",")}
+    tmp = tempfile.mkdtemp()
+    has_dnnl = "dnnl" in tessera.pattern.list_pattern_tables()
+    results = []
+    for name, (model, shape) in models.items():
+        model.eval()
+        torch.manual_seed(1)
+        xt = torch.randn(*shape)
+        x = xt.numpy()
+        with torch.no_grad():
+            ref = model(xt).numpy()
+            frozen = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, xt).eval()))
+        path = os.path.join(tmp, name + ".onnx")
+        torch.onnx.export(model, xt, path, opset_version=13, input_names=["input"],
+                          output_names=["output"], do_constant_folding=True)
+        mod = tessera.frontend.from_onnx(path)
+        row = {"model": name}
+        for threads in (1, 2):
+            os.sched_setaffinity(0, {0} if threads == 1 else set(range(min(2, os.cpu_count()))))
+            torch.set_num_threads(threads)
+            exes, info = {}, {}
+            for cfg, ctx in CONFIGS.items():
+                ex, secs = build(mod, f"native -num_threads={threads}", ctx)
+                out = ex(input=x)
+                err = float(np.max(np.abs(out - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
+                exes[cfg] = ex
+                info[cfg] = {"build_s": round(secs, 2), "max_rel_err": err,
+                             "transforms": transforms_per_run(ex, x), "kernels": len(ex.kernels)}
+            if has_dnnl:
+                ex, secs = build(mod, f"native -num_threads={threads} -compiler=dnnl", {})
+                exes["oneDNN"] = ex
+                info["oneDNN"] = {"build_s": round(secs, 2),
+                                  "max_rel_err": float(np.max(np.abs(ex(input=x) - ref)) /
+                                                       max(float(np.max(np.abs(ref))), 1e-30))}
+            times = {k: [] for k in list(exes) + ["PyTorch frozen"]}
+            for _ in range(args.rounds):  # interleaved rounds, a pause between configurations
+                for k, ex in exes.items():
+                    times[k].append(ex.benchmark(input=x, warmup=2, repeat=args.repeat)["median_ms"])
+                    time.sleep(0.2)
+                with torch.no_grad():
+                    for _ in range(2):
+                        frozen(xt)
+                    ts = []
+                    for _ in range(args.repeat):
+                        t = time.perf_counter()
+                        frozen(xt)
+                        ts.append((time.perf_counter() - t) * 1e3)
+                times["PyTorch frozen"].append(statistics.median(ts))
+                time.sleep(0.2)
+            for k, ts in times.items():
+                info.setdefault(k, {})["ms"] = statistics.median(ts)
+            row[f"t{threads}"] = info
+            print(name, threads, {k: round(v["ms"], 3) for k, v in info.items()}, flush=True)
+        results.append(row)
+    meta = {"machine": machine(), "rounds": args.rounds, "repeat": args.repeat,
+            "date": time.strftime("%Y-%m-%d %H:%M"), "load": os.getloadavg()[0]}
+    out = ROOT / "results"
+    (out / "layout.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    cols = list(CONFIGS) + (["oneDNN"] if has_dnnl else []) + ["PyTorch frozen"]
+    lines = ["# Layout planning (bench/bench_layout.py)", "",
+             f"Machine: {meta['machine']['cpu']}, {meta['machine']['cores']} cores; "
+             f"OPENBLAS_CORETYPE={meta['machine']['OPENBLAS_CORETYPE']}; torch {torch.__version__}; "
+             f"load average {meta['load']:.2f} at the start; {args.rounds} interleaved rounds of "
+             f"{args.repeat} runs, median ms; 1 thread pinned to one core, then 2 threads.", "",
+             "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_layout.py`", "",
+             "| model | threads | " + " | ".join(cols) + " | planned / native | "
+             "layout transforms per run (native -> planned) | cold build s (native -> planned) |",
+             "| --- | --- | " + " | ".join("---" for _ in cols) + " | --- | --- | --- |"]
+    for r in results:
+        for n in (1, 2):
+            t = r[f"t{n}"]
+            nat, plan = t["native"], t["native + layout planning"]
+            lines.append(f"| {r['model']} | {n} | " + " | ".join(f"{t[c]['ms']:.2f}" for c in cols)
+                         + f" | {nat['ms'] / plan['ms']:.2f}x faster | {nat['transforms']} -> "
+                         f"{plan['transforms']} | {nat['build_s']} -> {plan['build_s']} |")
+    errs = max(v.get("max_rel_err", 0) for r in results for n in (1, 2) for v in r[f"t{n}"].values())
+    lines += ["", f"Largest relative error against PyTorch over every build: {errs:.1e}."]
+    (out / "layout.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
