@@ -150,15 +150,15 @@ TEST(OpsLayoutTransform, LayoutsAreSugarForTheIndexMap) {
                            MapAttrs("lambda n, c, h, w: (n, c // 16, h, w, c % 16)"));
   EXPECT_TRUE(StructuralEqual(Expr(sugar), Expr(direct)));
   EXPECT_FALSE(sugar->attrs.Has("src_layout"));
-  EXPECT_EQ(sugar->attrs.GetString("index_map"), "lambda n, c, h, w: (n, c // 16, h, w, c % 16)");
+  EXPECT_EQ(sugar->attrs.GetString("index_map"), "lambda i0, i1, i2, i3: (i0, i1 // 16, i2, i3, i1 % 16)");
   // The text is kept in IndexMap's canonical form.
   Call spaced = MakeOpCall("layout_transform", {x},
                            MapAttrs("lambda n,c,h,w:(n, floordiv(c, 16), h, w, floormod(c, 16))"));
   EXPECT_TRUE(StructuralEqual(Expr(spaced), Expr(direct)));
   IRModule mod = IRModule::FromExpr(MakeFunction({x}, sugar));
   std::string text = ExpectRoundTrip(mod);
-  EXPECT_NE(text.find("layout_transform(%x, index_map=\"lambda n, c, h, w: (n, c // 16, h, w, "
-                      "c % 16)\")"),
+  EXPECT_NE(text.find("layout_transform(%x, index_map=\"lambda i0, i1, i2, i3: (i0, i1 // 16, i2, i3, "
+                      "i1 % 16)\")"),
             std::string::npos)
       << text;
 }
@@ -217,11 +217,12 @@ TEST(OpsLayoutTransform, Errors) {
   };
   EXPECT_NE(InferError(main_with("2, 3, 4;float32",
                                  "index_map=\"lambda n, c, h, w: (n, c // 4, h, w, c % 4)\""))
-                .find("op 'layout_transform': index map `lambda n, c, h, w: (n, c // 4, h, w, "
-                      "c % 4)` takes 4 indices but data has rank 3 (shape [2, 3, 4])"),
+                .find("op 'layout_transform': index map `lambda i0, i1, i2, i3: (i0, i1 // 4, i2, "
+                      "i3, i1 % 4)` takes 4 indices but data has rank 3 (shape [2, 3, 4])"),
             std::string::npos);
   std::string folds = InferError(main_with("2, 3;float32", "index_map=\"lambda i, j: (i + j,)\""));
-  EXPECT_NE(folds.find("op 'layout_transform': index map `lambda i, j: (i + j,)` is not "
+  // (Maps are stored with variables renamed i0, i1, ..., so errors show that spelling.)
+  EXPECT_NE(folds.find("op 'layout_transform': index map `lambda i0, i1: (i0 + i1,)` is not "
                        "injective on shape [2, 3]"),
             std::string::npos)
       << folds;
@@ -230,7 +231,7 @@ TEST(OpsLayoutTransform, Errors) {
   // pad_value must fit the dtype when the map pads; a bijection ignores it.
   std::string pad = "index_map=\"lambda i: (i // 4, i % 4)\", pad_value=";
   EXPECT_NE(InferError(main_with("6;int8", pad + "300f"))
-                .find("op 'layout_transform': index map `lambda i: (i // 4, i % 4)` pads data "
+                .find("op 'layout_transform': index map `lambda i0: (i0 // 4, i0 % 4)` pads data "
                       "shape [6] to [2, 4] but pad_value 300 does not fit data's dtype int8"),
             std::string::npos);
   EXPECT_NE(InferError(main_with("6;int32", pad + "0.5f")).find("does not fit data's dtype int32"),
@@ -297,7 +298,7 @@ TEST(OpsLayoutTransform, TextAndJsonRoundTrip) {
            "pad_value=0.5f, frozen_layout=True);\n"
            "  layout_transform(%0, src_layout=\"NCHW4c\", dst_layout=\"NHWC4c\")"));
   std::string text = ExpectRoundTrip(mod);
-  EXPECT_NE(text.find("index_map=\"lambda n, c, h, w: (n, c // 4, h, w, c % 4)\", "
+  EXPECT_NE(text.find("index_map=\"lambda i0, i1, i2, i3: (i0, i1 // 4, i2, i3, i1 % 4)\", "
                       "pad_value=0.5f, frozen_layout=True)"),
             std::string::npos)
       << text;

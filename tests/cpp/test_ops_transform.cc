@@ -537,7 +537,7 @@ TEST(OpsTransformLayout, LayoutSugarErrors) {
         Infer("layout_transform", {F32({2, 3})}, Layouts("NCHW", "NHWC"));
       },
       ErrorKind::kType);
-  EXPECT_HAS(msg, "index map `lambda n, c, h, w: (n, h, w, c)` takes 4 indices but data has "
+  EXPECT_HAS(msg, "index map `lambda i0, i1, i2, i3: (i0, i2, i3, i1)` takes 4 indices but data has "
                   "rank 2 (shape [2, 3])");
   Var x = MakeVar("x", F32({1, 8, 2, 2}));
   auto attr_error = [&](const char* src, const char* dst) {
