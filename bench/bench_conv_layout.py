@@ -19,6 +19,7 @@ import json
 import os
 import pathlib
 import platform
+import shlex
 import statistics
 import sys
 import tempfile
@@ -201,6 +202,8 @@ def main():
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch column")
     parser.add_argument("--no-network", action="store_true",
                         help="skip the whole hand-blocked ResNet-18")
+    parser.add_argument("--machine-note", default="",
+                        help="what the CPU is, when its model name does not say (written as is)")
     parser.add_argument("--out", default=str(ROOT / "results" / "conv_layout"))
     args = parser.parse_args()
     if args.quick:
@@ -291,10 +294,16 @@ def main():
     def total(key, subset):
         return sum(r["ms"][key] for r in subset)
 
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    command = ("taskset -c 0 env " + (f"OPENBLAS_CORETYPE={coretype} " if coretype else "") +
+               "PYTHONPATH=build/python /usr/bin/python3 bench/bench_conv_layout.py " +
+               " ".join(shlex.quote(a) for a in sys.argv[1:])).strip()
     lines = ["# Conv layouts: native NCHW vs NCHW16c (one pinned thread, GFLOP/s)", "",
              "Environment: " + ", ".join(f"{k}={v}" for k, v in env.items()), "",
-             "Command: `taskset -c 0 env PYTHONPATH=build/python /usr/bin/python3 "
-             "bench/bench_conv_layout.py`", "",
+             f"Command: `{command}`", ""]
+    if args.machine_note:
+        lines += ["Machine: " + args.machine_note, ""]
+    lines += [
              "| case | GFLOP | " + " | ".join(label for _, label in cols) +
              " | NCHW16c / NCHW |",
              "|---|---:|" + "---:|" * len(cols) + "---:|"]
@@ -318,7 +327,9 @@ def main():
               "faster). Layouts of the blocked build: " + "; ".join(
                   sorted({r['layouts'] for r in rows})) + ". GFLOP counts one multiply-add as 2 "
               "flops (depthwise: 9 per output). The ResNet-18 sum weighs every distinct shape once, "
-              "not by how often the network runs it."]
+              "not by how often the network runs it. oneDNN runs the NCHW module "
+              "(Tessera's dnnl backend: NCHW in and out, so its reorders to and from its blocked "
+              "formats are timed too, and its grouped convolutions in NCHW take a slow path)."]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
 
