@@ -217,6 +217,36 @@ def @main(%x: Tensor[(1, 8, 8, 8), float32], %w1: Tensor[(8, 8, 3, 3), float32],
   EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
 }
 
+TEST(PlanLayouts, ConcatenationOfBlockedPartsStaysBlocked) {
+  // SqueezeNet's fire module: two convs joined along channels feed the next conv.
+  IRModule planned = BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(4, 8, 1, 1), float32],
+          %w2: Tensor[(8, 8, 3, 3), float32], %w3: Tensor[(8, 12, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1);
+  %1 = nn.relu(%0);
+  %2 = nn.conv2d(%x, %w2, padding=[1, 1, 1, 1]);
+  %3 = nn.relu(%2);
+  %4 = concatenate((%1, %3), axis=1);
+  nn.conv2d(%4, %w3, padding=[1, 1, 1, 1])
+})IR",
+                                       {"w1", "w2", "w3"});
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+}
+
+TEST(PlanLayouts, ConcatenationOfPartsTheBlockDoesNotDivide) {
+  // 6 output channels in NCHW4c: the conv's result is padded to 8 and cropped back; the
+  // concatenation cannot stay blocked, and the numbers must not change.
+  BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(6, 8, 1, 1), float32],
+          %w2: Tensor[(4, 8, 3, 3), float32], %w3: Tensor[(8, 10, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1);
+  %1 = nn.conv2d(%x, %w2, padding=[1, 1, 1, 1]);
+  %2 = concatenate((%0, %1), axis=1);
+  nn.conv2d(%2, %w3, padding=[1, 1, 1, 1])
+})IR",
+                    {"w1", "w2", "w3"});
+}
+
 // The failure classes other compilers' layout passes had: each must keep the numbers.
 TEST(PlanLayouts, TransposeBetweenConvs) {
   BlockedAndPlanned(R"IR(

@@ -203,12 +203,83 @@ std::optional<LayoutFlow> FlowPool(const CallNode* call, const IndexMap& map) {
   return std::nullopt;
 }
 
+/// `lambda i..: (i.. with `offset` added at `axis`)`, the place of a concatenated part.
+IndexMap ShiftMap(size_t rank, size_t axis, int64_t offset) {
+  std::vector<tir::Var> vars;
+  std::vector<tir::PrimExpr> out;
+  for (size_t d = 0; d < rank; ++d) {
+    vars.push_back(tir::MakeVar("i" + std::to_string(d)));
+    out.push_back(d == axis ? vars[d] + offset : tir::PrimExpr(vars[d]));
+  }
+  return IndexMap(vars, out);
+}
+
+/// concatenate of parts rewritten by the result's map, joined along the new axis.
+std::optional<LayoutFlow> FlowConcatenate(const CallNode* call, const IndexMap& map) {
+  auto out_shape = ShapeOf(Expr(call));
+  const auto* tuple = call->args[0].as<TupleNode>();
+  if (!out_shape || !tuple || tuple->fields.empty()) return std::nullopt;
+  const size_t rank = out_shape->size();
+  int64_t axis = call->attrs.GetInt("axis");
+  if (axis < 0) axis += static_cast<int64_t>(rank);
+  std::vector<std::vector<int64_t>> parts, new_parts;
+  for (const Expr& f : tuple->fields) {
+    auto shape = ShapeOf(f);
+    if (!shape || shape->size() != rank || !map.IsBijective(*shape)) return std::nullopt;
+    parts.push_back(*shape);
+    new_parts.push_back(map.MapShape(*shape));
+  }
+  std::vector<int64_t> new_out = map.MapShape(*out_shape);
+  // The new joined axis: the one where the rewritten parts differ from the result.
+  std::optional<size_t> joined;
+  for (size_t d = 0; d < new_out.size(); ++d) {
+    int64_t sum = 0;
+    bool others_equal = true;
+    for (const auto& p : new_parts) {
+      sum += p[d];
+      others_equal = others_equal && p[d] == new_out[d];
+    }
+    if (sum == new_out[d] && !(others_equal && new_parts.size() == 1)) {
+      if (joined) return std::nullopt;
+      joined = d;
+    } else if (!others_equal) {
+      return std::nullopt;
+    }
+  }
+  if (!joined) return std::nullopt;
+  // Each part must land where the rewritten result holds it: shift ∘ map = map ∘ shift'.
+  int64_t offset = 0, new_offset = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    IndexMap shift = ShiftMap(rank, static_cast<size_t>(axis), offset);
+    IndexMap new_shift = ShiftMap(new_out.size(), *joined, new_offset);
+    if (!shift.ComposeWith(map).EqualOn(map.ComposeWith(new_shift), parts[i]))
+      return std::nullopt;
+    offset += parts[i][static_cast<size_t>(axis)];
+    new_offset += new_parts[i][*joined];
+  }
+  LayoutFlow flow{call->op()->name, call->attrs.With("axis", static_cast<int64_t>(*joined)),
+                  tuple->fields, std::vector<IndexMap>(parts.size(), map), true};
+  return flow;
+}
+
 }  // namespace
+
+Expr BuildFlow(const LayoutFlow& flow, std::vector<Expr> operands) {
+  if (flow.tuple_operands) return MakeOpCall(flow.op, {MakeTuple(std::move(operands))}, flow.attrs);
+  return MakeOpCall(flow.op, std::move(operands), flow.attrs);
+}
+
+std::vector<Expr> FlowOperands(const CallNode* call) {
+  if (call->args.size() == 1)
+    if (const auto* tuple = call->args[0].as<TupleNode>()) return tuple->fields;
+  return call->args;
+}
 
 std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map) {
   if (!call->op() || IsFrozen(call)) return std::nullopt;
   const std::string& name = call->op()->name;
   if (name == "nn.bias_add") return FlowBiasAdd(call, map);
+  if (name == "concatenate") return FlowConcatenate(call, map);
   if (name == "nn.max_pool2d" || name == "nn.avg_pool2d" || name == "nn.global_avg_pool2d" ||
       name == "nn.global_max_pool2d")
     return FlowPool(call, map);

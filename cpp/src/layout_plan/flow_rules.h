@@ -17,7 +17,15 @@ struct LayoutFlow {
   Attrs attrs;
   std::vector<Expr> operands;
   std::vector<layout::IndexMap> maps;
+  /// The op takes its operands as one tuple (concatenate).
+  bool tuple_operands = false;
 };
+
+/// The call a flow describes, over the rewritten operands.
+Expr BuildFlow(const LayoutFlow& flow, std::vector<Expr> operands);
+
+/// The tensors a call reads: a tuple argument's fields (concatenate), else its arguments.
+std::vector<Expr> FlowOperands(const CallNode* call);
 
 /// How `call`'s result, wanted under the bijection `map`, can be computed from rewritten
 /// operands instead; nullopt where the layout does not flow (frozen, opaque or
@@ -26,6 +34,9 @@ struct LayoutFlow {
 /// SuggestLayoutTransforms on the op's own PrimFunc and are checked to agree with the
 /// op's broadcasting on the new shapes. nn.bias_add becomes an add of a reshaped bias.
 /// Pooling ops switch their `layout` attribute (NHWC, NCHW[b]c) when the map is one.
+/// concatenate joins the rewritten parts along the axis its joined axis maps to, when the
+/// map rewrites each part as it rewrites that part's place in the result (a channel block
+/// that divides every part's channels).
 std::optional<LayoutFlow> FlowThrough(const CallNode* call, const layout::IndexMap& map);
 
 }  // namespace tessera::layout_plan

@@ -73,7 +73,7 @@ class Planner {
           args.push_back(om.defined() ? Apply(plan.flow->operands[i], om)
                                       : plan.flow->operands[i]);
         }
-        out = MakeOpCall(plan.flow->op, args, plan.flow->attrs);
+        out = BuildFlow(*plan.flow, args);
         break;
       }
     }
@@ -96,7 +96,7 @@ class Planner {
     IndexMap n;
     std::vector<int64_t> in_shape;
     double removed = 0;
-    for (const Expr& arg : call->args) {
+    for (const Expr& arg : FlowOperands(call)) {
       const auto* lt = AsOpCall(arg, "layout_transform");
       auto shape = lt ? ShapeOf(arg) : std::nullopt;
       auto u_shape = lt ? ShapeOf(lt->args[0]) : std::nullopt;
@@ -108,7 +108,7 @@ class Planner {
       if (!n.defined()) {
         n = m;
         in_shape = *u_shape;
-      } else if (*u_shape != in_shape || !m.EqualOn(n, in_shape)) {
+      } else if (!(m == n) && (*u_shape != in_shape || !m.EqualOn(n, in_shape))) {
         continue;
       }
       if (uses_[arg.get()] == 1) removed += BytesOf(*shape, arg);
@@ -124,7 +124,7 @@ class Planner {
     for (size_t i = 0; i < flow->operands.size(); ++i)
       args.push_back(flow->maps[i].defined() ? Apply(flow->operands[i], flow->maps[i])
                                              : flow->operands[i]);
-    return MakeLayoutTransform(MakeOpCall(flow->op, args, flow->attrs), n);
+    return MakeLayoutTransform(BuildFlow(*flow, args), n);
   }
 
  private:
