@@ -26,8 +26,8 @@ Pass ConvertLayout(DesiredLayouts desired);
 /// "native": each ungrouped or depthwise nn.conv2d in NCHW/OIHW gets channel-blocked
 /// layouts (NCHW[b]c data, OIHW[b]i[b']o weights, NCHW[b']c result) with blocks the
 /// largest powers of two up to the SIMD width (16 floats with AVX-512) dividing its input
-/// and output channels; a conv whose output channels have no block of 4 or more keeps its
-/// layouts. Other targets are a value error until their kernels declare preferences.
+/// and output channels; a conv whose output channels are not a multiple of the SIMD width
+/// keeps its layouts (the blocked kernels want whole vectors of output channels). Other targets are a value error until their kernels declare preferences.
 /// opt_level 3: part of build's default pipeline from PassContext(opt_level=3).
 Pass AlterOpLayout(std::string target = "native");
 
