@@ -7,6 +7,7 @@
 #include "pass_test_util.h"
 #include "test_util.h"
 #include "tessera/ir/visitor.h"
+#include "tessera/layout_plan/layout_flow.h"
 #include "tessera/layout_plan/layout_passes.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/pass_registry.h"
@@ -148,6 +149,52 @@ def @main(%x: Tensor[(1, 6, 4, 4), float32]) {
   nn.pad(%0, 0f, pad_width=[[0, 0], [1, 2], [0, 0], [0, 0]])
 })IR";
   CheckPass(PlanLayouts(), unknown, unknown);
+}
+
+TEST(PlanLayouts, SeedReductionExample) {
+  // The seed's reduction: a sum over H of an NHWC tensor viewed as NCHW becomes a sum over
+  // axis 1 of the NHWC tensor, and only the (smaller) result is transformed.
+  CheckPass(PlanLayouts(), R"IR(
+def @main(%x: Tensor[(2, 5, 6, 8), float32]) {
+  %0 = nn.relu(%x, frozen_layout=True);
+  %1 = layout_transform(%0, src_layout="NHWC", dst_layout="NCHW");
+  sum(%1, axis=[2])
+})IR",
+            R"IR(
+def @main(%x: Tensor[(2, 5, 6, 8), float32]) {
+  %0 = nn.relu(%x, frozen_layout=True);
+  %1 = sum(%0, axis=[1]);
+  layout_transform(%1, index_map="lambda i0, i1, i2: (i0, i2, i1)")
+})IR");
+}
+
+TEST(PlanLayouts, ARegisteredRuleFlowsThroughAnOpTheAnalysisCannotRead) {
+  const char* text = R"IR(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  %1 = nn.relu(%0, frozen_layout=True);
+  %2 = layout_transform(%1, src_layout="NHWC", dst_layout="NCHW");
+  %3 = nn.softmax(%2, axis=1);
+  %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NHWC");
+  nn.relu(%4, frozen_layout=True)
+})IR";
+  // Without a rule softmax stops the flow.
+  CheckPass(PlanLayouts(), text, text);
+  // The rule: a softmax over channels in NHWC is a softmax over the last axis.
+  RegisterLayoutFlowRule("nn.softmax", [](const Call& call, const layout::IndexMap& map)
+                                           -> std::optional<LayoutFlow> {
+    if (!(map == layout::IndexMap::FromLayouts("NCHW", "NHWC"))) return std::nullopt;
+    return LayoutFlow{"nn.softmax", call->attrs.With("axis", int64_t{3}), call->args, {map}};
+  });
+  CheckPass(PlanLayouts(), text, R"IR(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  %1 = nn.relu(%0, frozen_layout=True);
+  %2 = nn.softmax(%1, axis=3);
+  nn.relu(%2, frozen_layout=True)
+})IR");
+  UnregisterLayoutFlowRule("nn.softmax");
+  CheckPass(PlanLayouts(), text, text);
 }
 
 /// The seed's running example: conv -> bias -> relu -> conv, both convs frozen to a

@@ -1,6 +1,9 @@
 // Backward flow of a layout through one op call, from the op's own PrimFunc.
 #include "flow_rules.h"
 
+#include <map>
+#include <mutex>
+
 #include "layout_ops.h"
 #include "tessera/backend/lower/lower_primitive.h"
 #include "tessera/ir/infer_type.h"
@@ -275,9 +278,31 @@ std::vector<Expr> FlowOperands(const CallNode* call) {
   return call->args;
 }
 
+namespace {
+
+/// The registered LayoutFlowRules by op name.
+struct RuleTable {
+  std::mutex mutex;
+  std::map<std::string, LayoutFlowRule> rules;
+};
+
+RuleTable& Rules() {
+  static RuleTable* table = new RuleTable();
+  return *table;
+}
+
+}  // namespace
+
 std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map) {
   if (!call->op() || IsFrozen(call)) return std::nullopt;
   const std::string& name = call->op()->name;
+  LayoutFlowRule rule;
+  {
+    std::lock_guard<std::mutex> lock(Rules().mutex);
+    auto it = Rules().rules.find(name);
+    if (it != Rules().rules.end()) rule = it->second;
+  }
+  if (rule) return rule(Call(call), map);
   if (name == "nn.bias_add") return FlowBiasAdd(call, map);
   if (name == "concatenate") return FlowConcatenate(call, map);
   if (name == "nn.max_pool2d" || name == "nn.avg_pool2d" || name == "nn.global_avg_pool2d" ||
@@ -289,3 +314,18 @@ std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map)
 }
 
 }  // namespace tessera::layout_plan
+
+namespace tessera {
+
+void RegisterLayoutFlowRule(const std::string& op_name, LayoutFlowRule rule) {
+  if (!rule) TS_THROW(kValue) << "RegisterLayoutFlowRule: the rule for '" << op_name << "' is empty";
+  std::lock_guard<std::mutex> lock(layout_plan::Rules().mutex);
+  layout_plan::Rules().rules[op_name] = std::move(rule);
+}
+
+void UnregisterLayoutFlowRule(const std::string& op_name) {
+  std::lock_guard<std::mutex> lock(layout_plan::Rules().mutex);
+  layout_plan::Rules().rules.erase(op_name);
+}
+
+}  // namespace tessera

@@ -7,19 +7,9 @@
 
 #include "tessera/ir/expr.h"
 #include "tessera/layout/index_map.h"
+#include "tessera/layout_plan/layout_flow.h"
 
 namespace tessera::layout_plan {
-
-/// The op to compute in the new layout: the call `op(operands'..., attrs)`, where operand
-/// i is to be rewritten by `maps[i]` (an undefined map leaves a scalar operand as is).
-struct LayoutFlow {
-  std::string op;
-  Attrs attrs;
-  std::vector<Expr> operands;
-  std::vector<layout::IndexMap> maps;
-  /// The op takes its operands as one tuple (concatenate).
-  bool tuple_operands = false;
-};
 
 /// The call a flow describes, over the rewritten operands.
 Expr BuildFlow(const LayoutFlow& flow, std::vector<Expr> operands);
@@ -28,7 +18,7 @@ Expr BuildFlow(const LayoutFlow& flow, std::vector<Expr> operands);
 std::vector<Expr> FlowOperands(const CallNode* call);
 
 /// How `call`'s result, wanted under the bijection `map`, can be computed from rewritten
-/// operands instead; nullopt where the layout does not flow (frozen, opaque or
+/// operands instead (a registered LayoutFlowRule decides for its op); nullopt where the layout does not flow (frozen, opaque or
 /// index-sensitive ops the analysis does not understand, maps that would pad).
 /// Elementwise and broadcast ops keep their op: the operand maps come from
 /// SuggestLayoutTransforms on the op's own PrimFunc and are checked to agree with the

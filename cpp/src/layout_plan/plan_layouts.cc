@@ -2,6 +2,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "flow_rules.h"
 #include "layout_ops.h"
@@ -11,6 +12,7 @@
 #include "tessera/ir/visitor.h"
 #include "tessera/layout_plan/layout_passes.h"
 #include "tessera/transform/optimizable.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/passes.h"
 
 namespace tessera::layout_plan {
@@ -91,6 +93,7 @@ class Planner {
     const auto* call = e.as<CallNode>();
     if (!call || !call->op() || call->op()->name == "layout_transform" || IsFrozen(call))
       return std::nullopt;
+    if (auto reduced = SinkReduction(call)) return reduced;
     auto out_shape = ShapeOf(e);
     if (!out_shape) return std::nullopt;
     IndexMap n;
@@ -128,6 +131,71 @@ class Planner {
   }
 
  private:
+  /// A reduction (sum, mean, max, min without keepdims) of a transformed tensor, reduced
+  /// in the transform's input layout instead: the axes reduced are the input axes the
+  /// reduced outputs of the map come from, and what is left of the map transforms the
+  /// (smaller) result. The seed's example: sum(axis=[2]) of NHWC data viewed as NCHW is
+  /// sum(axis=[1]) in NHWC, then NWC -> NCW. Only when the map's outputs split cleanly into
+  /// those of reduced and of kept axes.
+  std::optional<Expr> SinkReduction(const CallNode* call) {
+    const std::string& name = call->op()->name;
+    if (name != "sum" && name != "mean" && name != "max" && name != "min") return std::nullopt;
+    const auto* lt = AsOpCall(call->args[0], "layout_transform");
+    const AttrValue& axis = call->attrs.Get("axis");
+    if (!lt || uses_[call->args[0].get()] != 1 || axis.is_none() ||
+        call->attrs.GetBool("keepdims") || call->attrs.GetBool("exclude"))
+      return std::nullopt;
+    auto x_shape = ShapeOf(call->args[0]);
+    auto u_shape = ShapeOf(lt->args[0]);
+    IndexMap n = TransformMap(lt);
+    if (!x_shape || !u_shape || !n.IsBijective(*u_shape)) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(x_shape->size());
+    std::vector<bool> reduced_out(x_shape->size(), false);
+    for (int64_t a : axis.AsInts()) reduced_out[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+    auto vars_of = [](const tir::PrimExpr& expr) {
+      std::unordered_set<const tir::VarNode*> vars;
+      tir::VisitPrimExpr(expr, [&](const tir::PrimExprNode* node) {
+        if (node->type_index() == TypeIndex::kTirVar)
+          vars.insert(static_cast<const tir::VarNode*>(node));
+        return true;
+      });
+      return vars;
+    };
+    std::unordered_set<const tir::VarNode*> reduced_vars;
+    for (size_t k = 0; k < reduced_out.size(); ++k)
+      if (reduced_out[k])
+        for (const auto* v : vars_of(n.final_indices()[k])) reduced_vars.insert(v);
+    std::vector<tir::PrimExpr> kept_outputs;
+    for (size_t k = 0; k < reduced_out.size(); ++k) {
+      if (reduced_out[k]) continue;
+      for (const auto* v : vars_of(n.final_indices()[k]))
+        if (reduced_vars.count(v)) return std::nullopt;
+      kept_outputs.push_back(n.final_indices()[k]);
+    }
+    std::vector<int64_t> new_axes;
+    std::vector<tir::Var> kept_vars;
+    std::vector<int64_t> new_shape;
+    for (size_t i = 0; i < n.initial_indices().size(); ++i) {
+      if (reduced_vars.count(n.initial_indices()[i].get())) {
+        new_axes.push_back(static_cast<int64_t>(i));
+      } else {
+        kept_vars.push_back(n.initial_indices()[i]);
+        new_shape.push_back((*u_shape)[i]);
+      }
+    }
+    if (new_axes.empty()) return std::nullopt;
+    IndexMap rest;
+    try {
+      rest = IndexMap(kept_vars, kept_outputs);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    if (!rest.IsBijective(new_shape)) return std::nullopt;
+    Expr reduced = MakeOpCall(name, {lt->args[0]},
+                              call->attrs.With("axis", AttrValue::Ints(new_axes)));
+    return MakeLayoutTransform(reduced, rest);
+  }
+
   const Plan& Decide(const Expr& v, const IndexMap& m, int depth) {
     auto key = std::make_pair(v.get(), m.ToString());
     auto it = plans_.find(key);
