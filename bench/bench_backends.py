@@ -22,26 +22,9 @@ import numpy as np
 
 import tessera
 from tessera.op import nn
+from bench_util import pin_to_one_core, time_fn
 
 ROOT = pathlib.Path(__file__).resolve().parent
-
-
-def pin_to_one_core():
-    try:
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    except (AttributeError, OSError):
-        pass
-
-
-def time_fn(fn, warmup, repeat):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def cases(quick):

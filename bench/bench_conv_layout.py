@@ -29,6 +29,7 @@ import numpy as np
 
 import tessera
 from tessera.op import nn
+from bench_util import pin_to_one_core, time_fn
 
 ROOT = pathlib.Path(__file__).resolve().parent
 BLOCK = 16
@@ -52,25 +53,6 @@ MOBILENETV2_DEPTHWISE = [
     for c, h, s in [(32, 112, 1), (96, 112, 2), (144, 56, 1), (144, 56, 2), (192, 28, 1),
                     (192, 28, 2), (384, 14, 1), (576, 14, 1), (576, 14, 2), (960, 7, 1)]
 ]
-
-
-def pin_to_one_core():
-    """One pinned core: two vCPUs here give 1x-2x from moment to moment unpinned."""
-    try:
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    except (AttributeError, OSError):
-        pass
-
-
-def time_fn(fn, warmup, repeat):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def to_blocked(x, block):

@@ -20,27 +20,9 @@ import numpy as np
 import tessera
 from tessera.op import nn
 from tessera import op
+from bench_util import pin_to_one_core, time_fn as time_torch
 
 ROOT = pathlib.Path(__file__).resolve().parent
-
-
-def pin_to_one_core():
-    """Both peers run on one pinned core: two vCPUs here give 1x-2x from moment to moment."""
-    try:
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    except (AttributeError, OSError):
-        pass
-
-
-def time_torch(fn, warmup, repeat):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def cases(quick):
