@@ -122,6 +122,19 @@ def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
 })IR");
 }
 
+TEST(PlanLayouts, LeavesKernelsAlone) {
+  // A Primitive function is a kernel already: its transforms are its own business.
+  const char* text = R"IR(
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = fn (%p: Tensor[(1, 8, 4, 4), float32], Primitive=1) {
+    %1 = layout_transform(%p, src_layout="NCHW", dst_layout="NHWC");
+    layout_transform(%1, src_layout="NHWC", dst_layout="NCHW")
+  };
+  %0(%x)
+})IR";
+  CheckPass(PlanLayouts(), text, text);
+}
+
 TEST(PlanLayouts, CropOfPadAndPadOfCropFold) {
   CheckPass(PlanLayouts(), R"IR(
 def @main(%x: Tensor[(1, 3, 4, 4), float32]) {

@@ -51,6 +51,8 @@ class Converter : public ExprMutator {
   explicit Converter(LayoutChooser choose) : choose_(std::move(choose)) {}
 
  protected:
+  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
+
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     const auto* call = rebuilt.as<CallNode>();
     const auto* orig = original.as<CallNode>();

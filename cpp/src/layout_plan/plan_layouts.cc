@@ -259,6 +259,8 @@ class Replacer : public ExprMutator {
       : replacements_(std::move(replacements)) {}
 
  protected:
+  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
+
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     auto it = replacements_.find(original.get());
     if (it == replacements_.end()) return rebuilt;
@@ -280,25 +282,44 @@ IRModule RewriteTyped(const IRModule& mod, const std::function<Expr(const Functi
   return InferTypes(MapOptimizableFunctions(InferTypes(mod), fn));
 }
 
+/// The nodes of `body` outside kernels and backend-owned functions (whose insides the
+/// layout passes leave alone), children before parents.
+std::vector<Expr> PlannableNodes(const Expr& body) {
+  std::unordered_set<const ExprNode*> inside;
+  std::vector<Expr> order;
+  PostOrderVisit(body, [&](const Expr& e) {
+    order.push_back(e);
+    if (IsKernelOrSkipped(e))
+      PostOrderVisit(e, [&](const Expr& inner) {
+        if (!inner.same_as(e)) inside.insert(inner.get());
+      });
+  });
+  std::vector<Expr> out;
+  for (const Expr& e : order)
+    if (!inside.count(e.get())) out.push_back(e);
+  return out;
+}
+
 /// One round of flow over a typed function; `changed` says whether a transform moved.
 Expr FlowRound(const Function& func, bool* changed) {
   Planner planner(func);
+  const std::vector<Expr> nodes = PlannableNodes(func->body);
   std::unordered_map<const ExprNode*, Expr> replacements;
-  PostOrderVisit(func->body, [&](const Expr& e) {
+  for (const Expr& e : nodes) {
     const auto* lt = AsOpCall(e, "layout_transform");
-    if (!lt) return;
+    if (!lt) continue;
     auto shape = ShapeOf(lt->args[0]);
-    if (!shape) return;
+    if (!shape) continue;
     IndexMap m = TransformMap(lt);
-    if (!m.IsBijective(*shape)) return;
+    if (!m.IsBijective(*shape)) continue;
     double before = BytesOf(m.MapShape(*shape), lt->args[0]);
-    if (planner.Cost(lt->args[0], m) < before) replacements.emplace(e.get(), planner.Apply(lt->args[0], m));
-  });
+    if (planner.Cost(lt->args[0], m) < before)
+      replacements.emplace(e.get(), planner.Apply(lt->args[0], m));
+  }
   if (replacements.empty()) {
     // Nothing flows backward: move transforms forward past ops instead.
-    PostOrderVisit(func->body, [&](const Expr& e) {
+    for (const Expr& e : nodes)
       if (auto sunk = planner.Sink(e)) replacements.emplace(e.get(), *sunk);
-    });
   }
   *changed = !replacements.empty();
   if (!*changed) return func;

@@ -7,6 +7,7 @@
 #include "tessera/ir/type.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
+#include "tessera/transform/optimizable.h"
 
 namespace tessera::layout_plan {
 
@@ -55,6 +56,8 @@ class LayoutSimplifier : public ExprMutator {
   int changes = 0;
 
  protected:
+  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
+
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     if (!rebuilt->checked_type_or_null() && original->checked_type_or_null())
       rebuilt->set_checked_type(original->checked_type());
