@@ -155,7 +155,54 @@ class Substituter : public StmtExprMutator {
   const VarSubstitution& subst_;
 };
 
+class BufferSubstituter : public StmtExprMutator {
+ public:
+  explicit BufferSubstituter(const BufferSubstitution& subst) : subst_(subst) {}
+
+  BufferRegion VisitRegion(const BufferRegion& region) override {
+    BufferRegion out = StmtExprMutator::VisitRegion(region);
+    out.buffer = Replace(region.buffer);
+    return out;
+  }
+
+ protected:
+  PrimExpr VisitLoad(const BufferLoadNode* load) override {
+    bool changed = false;
+    std::vector<PrimExpr> indices = VisitIndices(load->indices, &changed);
+    Buffer b = Replace(load->buffer);
+    if (!changed && b.same_as(load->buffer)) return PrimExpr(load);
+    return MakeLoad(b, std::move(indices));
+  }
+  Stmt VisitStore(const BufferStoreNode* store) override {
+    PrimExpr value = VisitExpr(store->value);
+    bool changed = !value.same_as(store->value);
+    std::vector<PrimExpr> indices = VisitIndices(store->indices, &changed);
+    Buffer b = Replace(store->buffer);
+    if (!changed && b.same_as(store->buffer)) return Stmt(store);
+    return MakeStore(b, std::move(value), std::move(indices));
+  }
+  Stmt VisitAllocate(const AllocateNode* alloc) override {
+    Stmt body = VisitStmt(alloc->body);
+    Buffer b = Replace(alloc->buffer);
+    if (body.same_as(alloc->body) && b.same_as(alloc->buffer)) return Stmt(alloc);
+    return MakeAllocate(b, std::move(body));
+  }
+
+ private:
+  Buffer Replace(const Buffer& b) const {
+    auto it = subst_.find(b.get());
+    return it == subst_.end() ? b : it->second;
+  }
+
+  const BufferSubstitution& subst_;
+};
+
 }  // namespace
+
+Stmt SubstituteBuffers(const Stmt& stmt, const BufferSubstitution& subst) {
+  if (subst.empty()) return stmt;
+  return BufferSubstituter(subst).VisitStmt(stmt);
+}
 
 PrimExpr SubstituteVars(const PrimExpr& expr, const VarSubstitution& subst) {
   if (subst.empty()) return expr;

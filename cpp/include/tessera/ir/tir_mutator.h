@@ -56,4 +56,11 @@ PrimExpr SubstituteVars(const PrimExpr& expr, const VarSubstitution& subst);
 /// regions, conditions, indices and values (not simplified).
 Stmt SubstituteVars(const Stmt& stmt, const VarSubstitution& subst);
 
+/// Replacement buffers, by buffer node.
+using BufferSubstitution = std::unordered_map<const BufferNode*, Buffer>;
+
+/// `stmt` with the buffers of `subst` replaced in loads, stores, regions and allocations
+/// (each replacement must have the rank and dtype of the buffer it replaces).
+Stmt SubstituteBuffers(const Stmt& stmt, const BufferSubstitution& subst);
+
 }  // namespace tessera::tir
