@@ -10,6 +10,7 @@ __all__ = [
     'FoldConstant',
     'FoldScaleAxis',
     'FuseOps',
+    'HoistLayoutRewrite',
     'InferType',
     'InlineComposites',
     'InlineFunctionCalls',
@@ -87,6 +88,14 @@ def FuseOps(max_depth=256):  # noqa: N802 - the pass's name
     Returns the registered pass (``tessera.transform.get_pass``).
     """
     return _registered_pass('FuseOps', locals())
+
+
+def HoistLayoutRewrite():  # noqa: N802 - the pass's name
+    """lifts PrimFuncs' layout-rewrite prologues into the graph (constants fold)
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('HoistLayoutRewrite', locals())
 
 
 def InferType():  # noqa: N802 - the pass's name

@@ -59,6 +59,10 @@ void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
                     "composes and cancels adjacent layout rewrites, folds them into constants",
                     {},
                     [](const Attrs&) { return SimplifyLayoutTransforms(); }});
+  passes.push_back({"HoistLayoutRewrite",
+                    "lifts PrimFuncs' layout-rewrite prologues into the graph (constants fold)",
+                    {},
+                    [](const Attrs&) { return HoistLayoutRewrite(); }});
 }
 
 }  // namespace tessera

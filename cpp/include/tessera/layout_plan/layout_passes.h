@@ -42,6 +42,16 @@ Pass PlanLayouts();
 /// Only the cancellation and folding rules of PlanLayouts (no flow).
 Pass SimplifyLayoutTransforms();
 
+/// HoistLayoutRewrite: for each PrimFunc called through call_tir whose body begins with
+/// layout-rewrite blocks (pure copies of an input into a scratch buffer in another layout;
+/// layout::LiftLayoutRewrites), makes the kernel take the rewritten buffer instead and
+/// rewrites the argument in the graph: a constant gets `layout_transform` by the map
+/// recovered from the copy (SimplifyLayoutTransforms or PlanLayouts fold it into the
+/// constant), any other argument a call_tir of the copy lifted into `@<f>_layout_rewrite`
+/// (params: the source, then the rewritten buffer). A PrimFunc referenced other than as
+/// the callee of call_tir with an argument tuple is left alone.
+Pass HoistLayoutRewrite();
+
 /// Appends the layout passes to the built-in pass table.
 void AppendLayoutPasses(std::vector<PassRegistration>& passes);
 
