@@ -381,6 +381,36 @@ def @main(%x: Tensor[(1, 3, 10, 10), float32], %w1: Tensor[(16, 3, 3, 3), float3
   EXPECT_EQ(blocked, 3) << Text(planned);
 }
 
+TEST(FreezeLayouts, IndexMapsFreezeConvsAsTransformedPrimFuncs) {
+  IRModule in = WithConstants(R"IR(
+def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
+          %w2: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  nn.conv2d(%1, %w2, padding=[1, 1, 1, 1])
+})IR",
+                              {"w1", "w2"});
+  using layout::IndexMap;
+  IndexMap data = IndexMap::Parse("lambda n, c, h, w: (n, c // 4, h, w, c % 4)");
+  IndexMap weight = IndexMap::Parse("lambda o, i, h, w: (o // 4, h, w, i, o % 4)");
+  IRModule frozen = RunAndCompare(FreezeLayouts({{"nn.conv2d", {data, weight, data}}}), in);
+  EXPECT_EQ(CountOpCalls(frozen, "call_tir"), 2) << Text(frozen);
+  EXPECT_EQ(CountOpCalls(frozen, "nn.conv2d"), 0) << Text(frozen);
+  IRModule planned = RunAndCompare(PlanLayouts(), frozen);
+  // The relu runs blocked between the two frozen kernels; the weights folded.
+  EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
+  // The same from the pipeline syntax.
+  PassContext::Scope scope(PassContext::Create(3));
+  IRModule piped = RunAndCompare(
+      ParsePipeline("FreezeLayouts{frozen_layouts=\"nn.conv2d:" + data.ToString() + "|" +
+                    weight.ToString() + "|" + data.ToString() + "\"},PlanLayouts"),
+      in);
+  EXPECT_EQ(CountOpCalls(piped, "layout_transform"), 2) << Text(piped);
+  ExpectError([] { FreezeLayouts({{"nn.conv2d", {IndexMap::Identity(4)}}}); }, ErrorKind::kValue,
+              "takes 2 operands, so 3 maps");
+  ExpectError([] { FreezeLayouts({{"nn.nope", {}}}); }, ErrorKind::kNotFound, "unknown op");
+}
+
 TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
   ExpectError([] { ConvertLayout({{"nn.dense", {"NC"}}}); }, ErrorKind::kValue,
               "op 'nn.dense' has no layouts to convert");

@@ -19,27 +19,6 @@ namespace {
 
 using layout::IndexMap;
 
-/// The op alone as a PrimFunc (params: one buffer per argument, then the result), or
-/// nullopt when an argument is not a tensor or the op has no compute rule.
-std::optional<tir::PrimFunc> LowerAlone(const CallNode* call) {
-  std::vector<Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i < call->args.size(); ++i) {
-    const Type& t = call->args[i]->checked_type_or_null();
-    if (!t || !t.as<TensorTypeNode>()) return std::nullopt;
-    Var p = MakeVar("p" + std::to_string(i), t);
-    params.push_back(p);
-    args.push_back(p);
-  }
-  try {
-    Function fn = MakeFunction(params, MakeCall(call->callee, args, call->attrs, call->type_args));
-    Function typed = InferTypes(IRModule::FromExpr(fn)).LookupFunction("main");
-    return lower::LowerPrimitive(WithAttr(typed, attr::kPrimitive, int64_t{1}), "layout_probe");
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
 /// out index -> operand index under NumPy broadcasting of `in` into `out`.
 IndexMap BroadcastMap(const std::vector<int64_t>& out, const std::vector<int64_t>& in) {
   std::vector<tir::Var> vars;
@@ -112,7 +91,7 @@ bool KeepsMeaning(const CallNode* call, const IndexMap& map, const std::vector<I
 std::optional<LayoutFlow> FlowElementwise(const CallNode* call, const IndexMap& map) {
   auto out_shape = ShapeOf(Expr(call));
   if (!out_shape) return std::nullopt;
-  auto func = LowerAlone(call);
+  auto func = LowerCallAlone(call);
   if (!func) return std::nullopt;
   layout::LayoutSuggestion s = layout::SuggestLayoutTransforms(*func, {map});
   LayoutFlow flow{call->op()->name, call->attrs, call->args, {}};

@@ -49,15 +49,6 @@ std::unordered_set<std::string> RewritableCallees(const IRModule& mod) {
   return out;
 }
 
-/// `base` or `base_1`, `base_2`, ...: the first name neither in `mod` nor in `taken`.
-std::string FreshName(const IRModule& mod, const std::string& base,
-                      std::unordered_set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 1; mod.Contains(name) || taken.count(name); ++k)
-    name = base + "_" + std::to_string(k);
-  taken.insert(name);
-  return name;
-}
 
 /// Rewrites call_tir of hoisted PrimFuncs: each lifted argument goes through its rewrite
 /// first (a layout_transform of a constant, which folds; a call of the lifted PrimFunc
@@ -116,7 +107,7 @@ Pass HoistLayoutRewrite() {
           LiftedLayoutRewrites result = layout::LiftLayoutRewrites(f);
           if (result.rewrites.empty()) continue;
           for (size_t k = 0; k < result.rewrites.size(); ++k)
-            names[name].push_back(FreshName(mod, name + "_layout_rewrite", taken));
+            names[name].push_back(layout_plan::FreshName(mod, name + "_layout_rewrite", taken));
           lifted.emplace(name, std::move(result));
         }
         if (lifted.empty()) return mod;

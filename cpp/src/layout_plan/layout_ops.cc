@@ -5,7 +5,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "tessera/backend/lower/lower_primitive.h"
+#include "tessera/ir/infer_type.h"
 #include "tessera/ir/op.h"
+#include "tessera/support/error.h"
 #include "tessera/ir/type.h"
 
 namespace tessera::layout_plan {
@@ -47,6 +50,33 @@ double BytesOf(const std::vector<int64_t>& shape, const Expr& like) {
   return n;
 }
 
+std::optional<tir::PrimFunc> LowerCallAlone(const CallNode* call) {
+  std::vector<Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const Type& t = call->args[i]->checked_type_or_null();
+    if (!t || !t.as<TensorTypeNode>()) return std::nullopt;
+    Var p = MakeVar("p" + std::to_string(i), t);
+    params.push_back(p);
+    args.push_back(p);
+  }
+  try {
+    Function fn = MakeFunction(params, MakeCall(call->callee, args, call->attrs, call->type_args));
+    Function typed = InferTypes(IRModule::FromExpr(fn)).LookupFunction("main");
+    return lower::LowerPrimitive(WithAttr(typed, attr::kPrimitive, int64_t{1}), "layout_probe");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::string FreshName(const IRModule& mod, const std::string& base,
+                      std::unordered_set<std::string>& taken) {
+  std::string name = base;
+  for (int k = 1; mod.Contains(name) || taken.count(name); ++k)
+    name = base + "_" + std::to_string(k);
+  taken.insert(name);
+  return name;
+}
 bool IsFrozen(const CallNode* call) {
   const AttrValue* v = call->attrs.Find("frozen_layout");
   return v && v->is_bool() && v->AsBool();

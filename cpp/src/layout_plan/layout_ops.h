@@ -3,9 +3,13 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "tessera/ir/expr.h"
+#include "tessera/ir/module.h"
+#include "tessera/ir/tir.h"
 #include "tessera/layout/index_map.h"
 
 namespace tessera::layout_plan {
@@ -21,6 +25,13 @@ Expr MakeLayoutTransform(const Expr& x, const layout::IndexMap& map,
 std::optional<std::vector<int64_t>> ShapeOf(const Expr& e);
 /// Bytes of a tensor of `shape` with the dtype of tensor-typed `like`.
 double BytesOf(const std::vector<int64_t>& shape, const Expr& like);
+/// The op call alone as a PrimFunc (params: one buffer per argument, then the result), or
+/// nullopt when an argument is not a tensor or the op has no compute rule.
+std::optional<tir::PrimFunc> LowerCallAlone(const CallNode* call);
+/// `base` or `base_1`, `base_2`, ...: the first name neither in `mod` nor in `taken`
+/// (which it joins).
+std::string FreshName(const IRModule& mod, const std::string& base,
+                      std::unordered_set<std::string>& taken);
 /// Whether the call carries frozen_layout=True.
 bool IsFrozen(const CallNode* call);
 

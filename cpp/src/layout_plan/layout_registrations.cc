@@ -34,6 +34,37 @@ DesiredLayouts DesiredFromOption(const std::string& text) {
   return out;
 }
 
+/// frozen_layouts="nn.conv2d:lambda n, c, h, w: (n, h, w, c)|<weight map>|<result map>;..."
+/// as FrozenLayouts (an empty map keeps that tensor's layout).
+FrozenLayouts FrozenFromOption(const std::string& text) {
+  FrozenLayouts out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(';', start);
+    std::string entry = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0)
+      TS_THROW(kValue) << "FreezeLayouts: frozen_layouts entry '" << entry
+                       << "' must be op:map|map|... (entries separated by ';')";
+    std::vector<layout::IndexMap> maps;
+    std::string rest = entry.substr(colon + 1);
+    size_t at = 0;
+    while (true) {
+      size_t bar = rest.find('|', at);
+      std::string text_map = rest.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+      maps.push_back(text_map.find_first_not_of(' ') == std::string::npos
+                         ? layout::IndexMap()
+                         : layout::IndexMap::Parse(text_map));
+      if (bar == std::string::npos) break;
+      at = bar + 1;
+    }
+    out.emplace_back(entry.substr(0, colon), std::move(maps));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
@@ -44,6 +75,14 @@ void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
                       "data, kernel[, result]; \"default\" keeps one)"}},
                     [](const Attrs& options) {
                       return ConvertLayout(DesiredFromOption(options.GetString("desired_layouts")));
+                    }});
+  passes.push_back({"FreezeLayouts",
+                    "gives listed ops index-map layouts as frozen call_tir of transformed PrimFuncs",
+                    {{"frozen_layouts", AttrValue::Kind::kString, "",
+                      "op:map|map|... entries separated by ';' (operand maps, then the result's; "
+                      "an empty map keeps one)"}},
+                    [](const Attrs& options) {
+                      return FreezeLayouts(FrozenFromOption(options.GetString("frozen_layouts")));
                     }});
   passes.push_back({"AlterOpLayout",
                     "gives each conv2d the layouts the target's kernels prefer (ConvertLayout)",

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/layout/index_map.h"
 #include "tessera/transform/pass.h"
 #include "tessera/transform/pass_registry.h"
 
@@ -21,6 +22,18 @@ using DesiredLayouts = std::vector<std::pair<std::string, std::vector<std::strin
 /// Calls already frozen are left alone. Run PlanLayouts after it to cancel the rewrites
 /// between neighbouring ops.
 Pass ConvertLayout(DesiredLayouts desired);
+
+/// Per op name, index maps for the op's operands then its result (an undefined map keeps
+/// that tensor's layout).
+using FrozenLayouts = std::vector<std::pair<std::string, std::vector<layout::IndexMap>>>;
+
+/// The index-map form of ConvertLayout, for layouts no attribute of the op can express:
+/// each call of a listed op becomes call_tir of its own PrimFunc with TransformLayout
+/// applied to the mapped buffers, marked frozen_layout, its operands layout_transformed into
+/// the maps (zero in padded lanes) and its result back (result maps must be bijections).
+/// Unknown ops and a wrong number of maps are value errors; an op that cannot be lowered
+/// alone is an unsupported error. Run PlanLayouts after it.
+Pass FreezeLayouts(FrozenLayouts layouts);
 
 /// ConvertLayout with the layouts `target`'s kernels prefer, chosen per call. For
 /// "native": each ungrouped or depthwise nn.conv2d in NCHW/OIHW gets channel-blocked
