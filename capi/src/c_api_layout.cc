@@ -1,11 +1,17 @@
-// The C API of layouts: index maps as owned handles over tessera::layout::IndexMap.
+// The C API of layouts: index maps as owned handles over tessera::layout::IndexMap, and
+// the PrimFunc layout primitives.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "c_api_internal.h"
+#include "c_api_tir_internal.h"
 #include "tessera/c_api_layout.h"
 #include "tessera/ir/tir.h"
 #include "tessera/layout/index_map.h"
+#include "tessera/layout/suggest_layout_transforms.h"
+#include "tessera/layout/transform_block_layout.h"
+#include "tessera/layout/transform_layout.h"
 
 using namespace tessera::capi;
 using tessera::layout::IndexMap;
@@ -229,6 +235,61 @@ TsStatus TsIndexMapHash(TsIndexMap map, uint64_t* out) {
   TS_REQUIRE(map);
   TS_REQUIRE(out);
   return Guard([&] { *out = static_cast<uint64_t>(map->map.Hash()); });
+}
+
+TsStatus TsPrimFuncTransformLayout(TsExpr func, const char* buffer, int32_t param_index,
+                                   TsIndexMap map, const double* pad_value, TsExpr* out) {
+  TS_REQUIRE(func);
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    auto f =
+        tirc::Node<tirc::PrimFuncNode>(func, "TsPrimFuncTransformLayout", "func", "a PrimFunc");
+    std::optional<double> pad;
+    if (pad_value) pad = *pad_value;
+    tessera::tir::PrimFunc result =
+        buffer ? tessera::layout::TransformLayout(f, std::string(buffer), map->map, pad)
+               : tessera::layout::TransformLayout(f, param_index, map->map, pad);
+    *out = Give<TsExpr>(result);
+  });
+}
+
+TsStatus TsPrimFuncTransformBlockLayout(TsExpr func, const char* block, TsIndexMap map,
+                                        TsExpr* out) {
+  TS_REQUIRE(func);
+  TS_REQUIRE(block);
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    auto f = tirc::Node<tirc::PrimFuncNode>(func, "TsPrimFuncTransformBlockLayout", "func",
+                                            "a PrimFunc");
+    *out = Give<TsExpr>(tessera::layout::TransformBlockLayout(f, block, map->map));
+  });
+}
+
+TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap* write_maps, size_t num_maps,
+                                   TsIndexMap* param_maps, size_t max_params,
+                                   TsStringCallback conflicts, void* user_data) {
+  TS_REQUIRE(func);
+  TS_REQUIRE(param_maps);
+  return Guard([&] {
+    auto f =
+        tirc::Node<tirc::PrimFuncNode>(func, "TsSuggestLayoutTransforms", "func", "a PrimFunc");
+    if (num_maps && !write_maps)
+      TS_THROW(kValue) << "TsSuggestLayoutTransforms: write_maps is NULL with a count of "
+                       << num_maps;
+    if (max_params < f->params.size())
+      TS_THROW(kValue) << "TsSuggestLayoutTransforms: the PrimFunc has " << f->params.size()
+                       << " parameters but param_maps holds " << max_params;
+    std::vector<IndexMap> wanted;
+    for (size_t i = 0; i < num_maps; ++i)
+      wanted.push_back(write_maps[i] ? write_maps[i]->map : IndexMap());
+    tessera::layout::LayoutSuggestion s = tessera::layout::SuggestLayoutTransforms(f, wanted);
+    for (size_t i = 0; i < s.params.size(); ++i)
+      param_maps[i] = s.params[i].defined() ? Wrap(s.params[i]) : nullptr;
+    if (conflicts)
+      for (const std::string& name : s.conflicts) Emit(name, conflicts, user_data);
+  });
 }
 
 }  // extern "C"

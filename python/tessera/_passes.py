@@ -9,6 +9,7 @@ __all__ = [
     'EliminateCommonSubexpr',
     'FoldConstant',
     'FoldScaleAxis',
+    'FreezeLayouts',
     'FuseOps',
     'HoistLayoutRewrite',
     'InferType',
@@ -78,6 +79,16 @@ def FoldScaleAxis():  # noqa: N802 - the pass's name
     Returns the registered pass (``tessera.transform.get_pass``).
     """
     return _registered_pass('FoldScaleAxis', locals())
+
+
+def FreezeLayouts(frozen_layouts=''):  # noqa: N802 - the pass's name
+    """gives listed ops index-map layouts as frozen call_tir of transformed PrimFuncs
+
+        frozen_layouts (string, default ''): op:map|map|... entries separated by ';' (operand maps, then the result's; an empty map keeps one)
+
+    Returns the registered pass (``tessera.transform.get_pass``).
+    """
+    return _registered_pass('FreezeLayouts', locals())
 
 
 def FuseOps(max_depth=256):  # noqa: N802 - the pass's name

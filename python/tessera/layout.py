@@ -12,6 +12,15 @@ floormod by constants (TVM's ``IndexMap``), the representation of every layout r
 
 Shapes, inverses, composition and identity are exact: every accepted map is a sum of
 "splits" ``(x + offset) // lower % extent`` of its input variables.
+
+PrimFuncs take layouts through TVM's schedule primitives::
+
+    f = transform_layout(f, "A", IndexMap.from_layouts("NCHW", "NHWC"))   # or a param index
+    f = transform_block_layout(f, "sum", IndexMap.from_func(lambda n, c, h, w: (n, h, w, c)))
+    suggest_layout_transforms(f, [IndexMap.from_layouts("NCHW", "NCHW4c")])  # per param
+
+and the pass ``tessera.transform.HoistLayoutRewrite()`` lifts a PrimFunc's layout-rewrite
+prologue into the graph, where rewrites of constant weights fold away.
 """
 import inspect
 import numbers
@@ -19,9 +28,12 @@ import numbers
 from . import _core
 from .error import TesseraTypeError
 
-__all__ = ["IndexMap"]
+__all__ = ["IndexMap", "suggest_layout_transforms", "transform_block_layout", "transform_layout"]
 
 IndexMap = _core.layout.IndexMap
+transform_layout = _core.layout.transform_layout
+transform_block_layout = _core.layout.transform_block_layout
+suggest_layout_transforms = _core.layout.suggest_layout_transforms
 
 
 class _Index:

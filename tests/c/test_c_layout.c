@@ -1,5 +1,6 @@
 /* Index maps from C: parsing and printing, layouts, shapes, inverses with padding,
- * composition and identity, equality and hashing, applying a map to a tensor, errors. */
+ * composition and identity, equality and hashing, applying a map to a tensor, errors; and
+ * the PrimFunc layout primitives (transform_layout, transform_block_layout, suggestions). */
 #include "c_test_util.h"
 #include "tessera/c_api.h"
 
@@ -169,12 +170,160 @@ static void test_errors(void) {
   TsIndexMapDestroy(NULL);
 }
 
+/* B[n, c, w] = sum over h of A[n, c, h, w]. */
+static const char* kSum =
+    "primfn @f(%A: Buffer[(1, 4, 2, 3), float32]) -> (%B: Buffer[(1, 4, 3), float32]) {\n"
+    "  for %n: int32 in 0 +: 1 { for %c: int32 in 0 +: 4 { for %h: int32 in 0 +: 2 {\n"
+    "  for %w: int32 in 0 +: 3 {\n"
+    "    block \"sum\"(%vn: int32 in 0 +: 1 spatial = %n, %vc: int32 in 0 +: 4 spatial = %c,\n"
+    "                  %vh: int32 in 0 +: 2 reduce = %h, %vw: int32 in 0 +: 3 spatial = %w)\n"
+    "        reads(%A[%vn, %vc, %vh, %vw]) writes(%B[%vn, %vc, %vw]) {\n"
+    "      init { %B[%vn, %vc, %vw] = 0f; }\n"
+    "      %B[%vn, %vc, %vw] = %B[%vn, %vc, %vw] + %A[%vn, %vc, %vh, %vw];\n"
+    "    }\n"
+    "  } } } }\n"
+    "}\n";
+
+/* 1 when `map` equals (up to names) the map `text` parses to. */
+static int equals(TsIndexMap map, const char* text) {
+  TsIndexMap want = parse(text);
+  int equal = 0;
+  int ok = map && TsIndexMapEqual(map, want, &equal) == TS_OK && equal;
+  if (!ok && map) prints_as(map, text);
+  TsIndexMapDestroy(want);
+  return ok;
+}
+
+/* The PrimFunc @f of a module parsed from `text`. */
+static TsExpr prim_func(const char* text) {
+  TsModule mod = NULL;
+  TsExpr f = NULL;
+  CHECK(TsModuleParse(text, (size_t)-1, &mod) == TS_OK);
+  CHECK(TsModuleLookupFunction(mod, TsStringRefFromC("f"), &f) == TS_OK);
+  TsModuleDestroy(mod);
+  return f;
+}
+
+/* 1 when the text of PrimFunc `f` contains `piece`. */
+static int text_has(TsExpr f, const char* piece) {
+  GrowingBuffer b = {NULL, 0};
+  int ok = TsPrimFuncPrint(f, TsStringRefFromC("f"), append_growing, &b) == TS_OK && b.text &&
+           strstr(b.text, piece) != NULL;
+  if (!ok) fprintf(stderr, "printed: %s\nwanted a piece: %s\n", b.text ? b.text : "(null)", piece);
+  free(b.text);
+  return ok;
+}
+
+/* Runs PrimFunc `f` (one input of `shape`, one output) on `x` through a module calling it. */
+static TsNDArray run(TsExpr f, TsNDArray x, const char* in_type, const char* out_type) {
+  GrowingBuffer b = {NULL, 0};
+  CHECK(TsPrimFuncPrint(f, TsStringRefFromC("f"), append_growing, &b) == TS_OK);
+  char text[8192];
+  snprintf(text, sizeof text, "%s\ndef @main(%%x: %s) { call_tir(@f, (%%x,), %s) }\n", b.text,
+           in_type, out_type);
+  free(b.text);
+  TsModule mod = NULL;
+  TsValue arg = NULL, out = NULL;
+  TsNDArray y = NULL;
+  CHECK(TsModuleParse(text, (size_t)-1, &mod) == TS_OK);
+  CHECK(TsValueFromNDArray(x, &arg) == TS_OK);
+  CHECK(TsModuleEvaluate(mod, TsStringRefFromC("main"), &arg, 1, &out) == TS_OK);
+  CHECK(TsValueGetNDArray(out, &y) == TS_OK);
+  TsValueDestroy(out);
+  TsValueDestroy(arg);
+  TsModuleDestroy(mod);
+  return y;
+}
+
+static void test_prim_func_layouts(void) {
+  TsExpr f = prim_func(kSum);
+  TsIndexMap nhwc = NULL, order = parse("lambda n, c, h, w: (n, h, w, c)");
+  CHECK(TsIndexMapFromLayouts("NCHW", "NHWC", &nhwc) == TS_OK);
+  TsExpr g = NULL, h = NULL;
+  CHECK(TsPrimFuncTransformLayout(f, "A", 0, nhwc, NULL, &g) == TS_OK);
+  CHECK(text_has(g, "%A: Buffer[(1, 2, 3, 4), float32]"));
+  CHECK(text_has(g, "%A[%vn, %vh, %vw, %vc]"));
+  CHECK(TsPrimFuncTransformBlockLayout(g, "sum", order, &h) == TS_OK);
+  CHECK(text_has(h, "for %c: int32 in 0 +: 4 serial {\n          block \"sum\""));
+
+  /* The same sums from the NHWC input. */
+  float data[24];
+  for (int i = 0; i < 24; ++i) data[i] = (float)(i % 7) - 2.5f;
+  int64_t shape[4] = {1, 4, 2, 3};
+  TsNDArray x = NULL, xt = NULL;
+  CHECK(TsNDArrayFromBuffer(data, shape, 4, kF32, &x) == TS_OK);
+  CHECK(TsIndexMapApply(nhwc, x, 0.0, &xt) == TS_OK);
+  TsNDArray want = run(f, x, "Tensor[(1, 4, 2, 3), float32]", "Tensor[(1, 4, 3), float32]");
+  TsNDArray got = run(h, xt, "Tensor[(1, 2, 3, 4), float32]", "Tensor[(1, 4, 3), float32]");
+  float *w = NULL, *o = NULL;
+  CHECK(TsNDArrayGetInfo(want, (void**)&w, NULL, NULL, NULL) == TS_OK);
+  CHECK(TsNDArrayGetInfo(got, (void**)&o, NULL, NULL, NULL) == TS_OK);
+  int same = w && o;
+  for (int i = 0; same && i < 12; ++i) same = w[i] == o[i];
+  CHECK(same);
+
+  /* By parameter index, with a pad value (unused: NHWC does not pad). */
+  TsExpr by_index = NULL;
+  double pad = 0.0;
+  CHECK(TsPrimFuncTransformLayout(f, NULL, 0, nhwc, &pad, &by_index) == TS_OK);
+  CHECK(text_has(by_index, "%A[%vn, %vh, %vw, %vc]"));
+
+  /* Suggestions: a blocked result asks for the input blocked the same way (the reduced h
+   * stays in place). */
+  TsIndexMap wanted = parse("lambda n, c, w: (n, c // 2, w, c % 2)");
+  TsIndexMap params[2] = {NULL, NULL};
+  CHECK(TsSuggestLayoutTransforms(f, &wanted, 1, params, 2, NULL, NULL) == TS_OK);
+  CHECK(equals(params[0], "lambda n, c, h, w: (n, c // 2, h, w, c % 2)"));
+  CHECK(equals(params[1], "lambda n, c, w: (n, c // 2, w, c % 2)"));
+  TsIndexMap none[1] = {NULL};
+  TsIndexMapDestroy(params[0]);
+  TsIndexMapDestroy(params[1]);
+  CHECK(TsSuggestLayoutTransforms(f, none, 1, params, 2, NULL, NULL) == TS_OK);
+  CHECK(params[0] == NULL && params[1] == NULL);
+  CHECK(TsSuggestLayoutTransforms(f, &wanted, 1, params, 1, NULL, NULL) == TS_ERROR_VALUE);
+
+  /* Errors name what and where. */
+  TsExpr bad = NULL;
+  TsIndexMap pair = parse("lambda i, j: (j, i)");
+  CHECK(TsPrimFuncTransformLayout(f, "A", 0, pair, NULL, &bad) == TS_ERROR_TYPE && !bad);
+  CHECK(error_has("index map `lambda i, j: (j, i)` takes 2 indices but buffer 'A' has rank 4"));
+  CHECK(TsPrimFuncTransformLayout(f, "Q", 0, nhwc, NULL, &bad) == TS_ERROR_NOT_FOUND);
+  CHECK(error_has("no buffer named 'Q' (buffers: A, B)"));
+  CHECK(TsPrimFuncTransformLayout(f, NULL, 5, nhwc, NULL, &bad) == TS_ERROR_VALUE);
+  CHECK(TsPrimFuncTransformBlockLayout(f, "nope", order, &bad) == TS_ERROR_NOT_FOUND);
+  CHECK(error_has("no block named 'nope' (blocks: 'sum')"));
+  CHECK(TsPrimFuncTransformBlockLayout(f, "sum", pair, &bad) == TS_ERROR_TYPE);
+  CHECK(TsPrimFuncTransformLayout(NULL, "A", 0, nhwc, NULL, &bad) == TS_ERROR_INVALID_ARGUMENT);
+  TsExpr not_prim = NULL;
+  TsModule m = NULL;
+  CHECK(TsModuleParse("def @main(%x: Tensor[(1), float32]) { %x }", (size_t)-1, &m) == TS_OK);
+  CHECK(TsModuleLookupFunction(m, TsStringRefFromC("main"), &not_prim) == TS_OK);
+  CHECK(TsPrimFuncTransformBlockLayout(not_prim, "sum", order, &bad) == TS_ERROR_TYPE);
+  CHECK(error_has("func is a graph function, expected a PrimFunc"));
+
+  TsExprDestroy(not_prim);
+  TsModuleDestroy(m);
+  TsIndexMapDestroy(pair);
+  TsIndexMapDestroy(wanted);
+  TsNDArrayDestroy(want);
+  TsNDArrayDestroy(got);
+  TsNDArrayDestroy(xt);
+  TsNDArrayDestroy(x);
+  TsExprDestroy(by_index);
+  TsExprDestroy(h);
+  TsExprDestroy(g);
+  TsIndexMapDestroy(order);
+  TsIndexMapDestroy(nhwc);
+  TsExprDestroy(f);
+}
+
 int main(void) {
   test_text_and_shapes();
   test_inverses();
   test_layouts_and_equality();
   test_apply();
   test_errors();
+  test_prim_func_layouts();
   printf("test_c_layout: ");
   return check_summary();
 }

@@ -293,6 +293,9 @@ TEST(TransformLayout, BadInputIsAClearError) {
   testing::ExpectError(
       [&] { TransformLayout(f, "X", IndexMap::Parse("lambda n, c, h, w: (n, c % 4, h, w)")); },
       ErrorKind::kValue, {"is not injective on buffer 'X' of shape (1, 8, 2, 3)"});
+  testing::ExpectError(
+      [&] { TransformLayout(f, "X", IndexMap::Parse("lambda n, c, h, w: (n, c - 9, h, w)")); },
+      ErrorKind::kValue, {"TransformLayout: buffer 'X': ", "lambda n, c, h, w: (n, c - 9, h, w)"});
 }
 
 TEST(TransformBlockLayout, BadInputIsAClearError) {

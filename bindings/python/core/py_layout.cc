@@ -1,4 +1,8 @@
-// tessera._core.layout: IndexMap (affine maps of tensor indices) over the C API's TsIndexMap.
+// tessera._core.layout: IndexMap (affine maps of tensor indices) over the C API's TsIndexMap,
+// and the PrimFunc layout primitives (transform_layout, transform_block_layout,
+// suggest_layout_transforms).
+#include <optional>
+
 #include "core_glue.h"
 
 namespace tessera_py {
@@ -68,6 +72,88 @@ const char* kDoc =
     "An affine map of tensor indices, ``lambda n, c, h, w: (n, c // 4, h, w, c % 4)``: "
     "variables, integer constants, +, -, * by a constant and // and % by a positive "
     "constant. Maps are immutable values; == is alpha-equivalence (names do not matter).";
+
+/// The PrimFunc layout primitives, on tessera._core.layout.
+void BindPrimFuncLayouts(py::module_& m) {
+  m.def(
+      "transform_layout",
+      [](const Typed<PyPrimFunc>& func, py::object buffer, const PyIndexMap& map,
+         std::optional<double> pad_value) {
+        TsExpr f = ExprOf(func.obj, "transform_layout: prim_func");
+        std::string name;
+        int32_t index = 0;
+        bool by_name = py::isinstance<py::str>(buffer);
+        if (by_name) {
+          name = buffer.cast<std::string>();
+        } else if (!py::isinstance<py::bool_>(buffer) && py::hasattr(buffer, "__index__")) {
+          index = py::int_(buffer.attr("__index__")()).cast<int32_t>();
+        } else {
+          Raise(TS_ERROR_TYPE,
+                "transform_layout: buffer must be a parameter index (int) or a "
+                "buffer name (str), got a " +
+                    TypeName(buffer));
+        }
+        TsExpr out = nullptr;
+        double pad = pad_value.value_or(0.0);
+        Check(TsPrimFuncTransformLayout(f, by_name ? name.c_str() : nullptr, index,
+                                        map.handle.get(), pad_value ? &pad : nullptr, &out));
+        return TypedOf<PyPrimFunc>(WrapExpr(out));
+      },
+      py::arg("prim_func"), py::arg("buffer"), py::arg("index_map"),
+      py::arg("pad_value") = py::none(),
+      "The PrimFunc with one buffer (a parameter index, inputs then outputs, or a buffer name) "
+      "rewritten by `index_map` (TVM's transform_layout): its shape becomes the mapped shape "
+      "and every access goes through the map. When the map pads and the function writes the "
+      "buffer, `pad_value` fills the padding positions (None leaves them alone).");
+  m.def(
+      "transform_block_layout",
+      [](const Typed<PyPrimFunc>& func, const std::string& block, const PyIndexMap& map) {
+        TsExpr f = ExprOf(func.obj, "transform_block_layout: prim_func");
+        TsExpr out = nullptr;
+        Check(TsPrimFuncTransformBlockLayout(f, block.c_str(), map.handle.get(), &out));
+        return TypedOf<PyPrimFunc>(WrapExpr(out));
+      },
+      py::arg("prim_func"), py::arg("block"), py::arg("index_map"),
+      "The PrimFunc with block `block` iterating the image of its domain under the bijection "
+      "`index_map` (TVM's transform_block_layout); its loops become a serial nest over the "
+      "new domain. The block must be the only statement of a perfect nest of its own loops.");
+  m.def(
+      "suggest_layout_transforms",
+      [](const Typed<PyPrimFunc>& func, py::object maps) {
+        TsExpr f = ExprOf(func.obj, "suggest_layout_transforms: prim_func");
+        if (py::isinstance<py::str>(maps) || !py::isinstance<py::sequence>(maps))
+          Raise(TS_ERROR_TYPE,
+                "suggest_layout_transforms: index_maps must be a sequence of "
+                "IndexMap (or None), got a " +
+                    TypeName(maps));
+        std::vector<TsIndexMap> wanted;
+        size_t i = 0;
+        for (py::handle item : maps) {
+          if (item.is_none()) {
+            wanted.push_back(nullptr);
+          } else if (py::isinstance<PyIndexMap>(item)) {
+            wanted.push_back(item.cast<const PyIndexMap&>().handle.get());
+          } else {
+            Raise(TS_ERROR_TYPE, "suggest_layout_transforms: index_maps[" + std::to_string(i) +
+                                     "] must be an IndexMap or None, got a " + TypeName(item));
+          }
+          ++i;
+        }
+        size_t num_params = CountOf([&](size_t* n) { return TsPrimFuncGetNumParams(f, n); });
+        std::vector<TsIndexMap> found(num_params, nullptr);
+        Check(TsSuggestLayoutTransforms(f, wanted.data(), wanted.size(), found.data(), found.size(),
+                                        nullptr, nullptr));
+        std::vector<std::optional<PyIndexMap>> out;
+        for (TsIndexMap h : found)
+          out.push_back(h ? std::optional<PyIndexMap>(Own(h)) : std::nullopt);
+        return out;
+      },
+      py::arg("prim_func"), py::arg("index_maps"),
+      "From the maps wanted for the PrimFunc's outputs (the last len(index_maps) "
+      "parameters; None for no wish), the map each parameter should be rewritten by, read "
+      "from the blocks' access regions: a list with one IndexMap per parameter, None where "
+      "the flow stops.");
+}
 
 }  // namespace
 
@@ -282,6 +368,7 @@ void BindLayout(py::module_& parent) {
       .def("__repr__", [](const PyIndexMap& m) {
         return "IndexMap(" + py::repr(py::str(TextOf(m))).cast<std::string>() + ")";
       });
+  BindPrimFuncLayouts(m);
 }
 
 }  // namespace tessera_py

@@ -1,6 +1,6 @@
 /* Tessera's C API for layouts: index maps (affine maps of tensor indices with floordiv and
  * floormod by constants), their shapes, inverses with padding, composition, identity proofs
- * and applying them to tensors. */
+ * and applying them to tensors; and the PrimFunc layout primitives built on them. */
 #ifndef TESSERA_C_API_LAYOUT_H_
 #define TESSERA_C_API_LAYOUT_H_
 
@@ -119,6 +119,45 @@ TS_CAPI_EXPORT TsStatus TsIndexMapIsPermutation(TsIndexMap map, int64_t* axes, s
 TS_CAPI_EXPORT TsStatus TsIndexMapEqual(TsIndexMap a, TsIndexMap b, int* out);
 /** A hash consistent with TsIndexMapEqual. */
 TS_CAPI_EXPORT TsStatus TsIndexMapHash(TsIndexMap map, uint64_t* out);
+
+/* ---- PrimFunc layout primitives ------------------------------------------------------- */
+
+/* These take a PrimFunc (a TsExpr; anything else fails with TS_ERROR_TYPE) and return a new
+ * PrimFunc expression reference; the one given is unchanged. */
+
+/** `func` with one buffer rewritten by `map` (TVM's transform_layout): the buffer takes the
+ *  mapped shape and every load, store and block region of it is rewritten through the map.
+ *  The buffer is the one named `buffer` (a parameter, else one the function allocates) or,
+ *  when `buffer` is NULL, parameter `param_index` (inputs, then outputs). When the map pads
+ *  and the function writes the buffer, `*pad_value` is written at the padding positions;
+ *  with `pad_value` NULL they are left alone. An unknown name fails with
+ *  TS_ERROR_NOT_FOUND (listing the buffers), an index out of range or a map that is not
+ *  injective on the buffer with TS_ERROR_VALUE, a map whose arity is not the buffer's rank
+ *  with TS_ERROR_TYPE (naming the buffer and the map). `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsPrimFuncTransformLayout(TsExpr func, const char* buffer,
+                                                  int32_t param_index, TsIndexMap map,
+                                                  const double* pad_value, TsExpr* out);
+/** `func` with block `block` iterating the image of its domain under the bijection `map`
+ *  (TVM's transform_block_layout): new iteration variables over the mapped shape, the old
+ *  ones replaced by the inverse map, and the block's loops rebuilt as a serial nest over the
+ *  new domain. The block must be the only statement of a perfect nest of its own loops. An
+ *  unknown block fails with TS_ERROR_NOT_FOUND (listing the blocks); a block that is not
+ *  such a nest, a map that is not a bijection of its domain, or an output mixing spatial
+ *  and reduce variables with TS_ERROR_VALUE; an arity that is not the number of iteration
+ *  variables with TS_ERROR_TYPE. `*out` is new. */
+TS_CAPI_EXPORT TsStatus TsPrimFuncTransformBlockLayout(TsExpr func, const char* block,
+                                                       TsIndexMap map, TsExpr* out);
+/** From the maps wanted for the last `num_maps` parameters of `func` (its outputs; an entry
+ *  may be NULL for no wish), the map each parameter should be rewritten by, read from the
+ *  blocks' access regions: `param_maps[i]` (capacity `max_params`, at least the number of
+ *  parameters) receives a new map, or NULL where the flow stops. `conflicts` (may be NULL)
+ *  is called once with the name of each buffer for which two consumers wanted different
+ *  maps (the first is kept). More maps than outputs fail with TS_ERROR_VALUE, a map whose
+ *  arity is not its output's rank with TS_ERROR_TYPE. */
+TS_CAPI_EXPORT TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap* write_maps,
+                                                  size_t num_maps, TsIndexMap* param_maps,
+                                                  size_t max_params, TsStringCallback conflicts,
+                                                  void* user_data);
 
 #ifdef __cplusplus
 }

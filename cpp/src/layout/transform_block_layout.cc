@@ -138,6 +138,10 @@ Stmt BlockRelayout::Rebuild(const std::vector<const ForNode*>& chain) {
     if (it == loops.end() || !it->second)
       NotANest("iteration variable '" + iv.var->name +
                "' is not bound to a loop of its own around the block");
+    if (iv.var->dtype != DType::kInt32)
+      TS_THROW(kType) << "TransformBlockLayout: iteration variable '" << iv.var->name
+                      << "' of block '" << b->name << "' is " << DTypeName(iv.var->dtype)
+                      << "; index maps remap int32 iteration variables";
     const ForNode* f = it->second;
     it->second = nullptr;  // used
     const auto* dmin = iv.dom.min.as<tir::IntImmNode>();

@@ -89,7 +89,7 @@ class BufferRewriter : public tir::StmtExprMutator {
   PrimExpr VisitLoad(const tir::BufferLoadNode* load) override {
     if (load->buffer.get() != old_) return StmtExprMutator::VisitLoad(load);
     bool changed = false;
-    return tir::MakeLoad(fresh_, map_.MapIndices(VisitIndices(load->indices, &changed)));
+    return tir::MakeLoad(fresh_, Map(VisitIndices(load->indices, &changed)));
   }
 
   Stmt VisitStore(const tir::BufferStoreNode* store) override {
@@ -97,7 +97,7 @@ class BufferRewriter : public tir::StmtExprMutator {
     written_ = true;
     bool changed = false;
     std::vector<PrimExpr> indices = VisitIndices(store->indices, &changed);
-    return tir::MakeStore(fresh_, VisitExpr(store->value), map_.MapIndices(indices));
+    return tir::MakeStore(fresh_, VisitExpr(store->value), Map(indices));
   }
 
   tir::BufferRegion VisitRegion(const tir::BufferRegion& region) override {
@@ -120,6 +120,15 @@ class BufferRewriter : public tir::StmtExprMutator {
   }
 
  private:
+  /// The indices of an access through the map; an error names the buffer and the map.
+  std::vector<PrimExpr> Map(const std::vector<PrimExpr>& indices) const {
+    for (const PrimExpr& i : indices)
+      if (i->dtype != DType::kInt32)
+        TS_THROW(kType) << "TransformLayout: buffer '" << old_->name << "' is indexed by a "
+                        << DTypeName(i->dtype) << " expression; index maps rewrite int32 indices";
+    return map_.MapIndices(indices);
+  }
+
   const tir::BufferNode* old_;
   Buffer fresh_;
   IndexMap map_;
@@ -168,11 +177,18 @@ tir::PrimFunc Transform(const tir::PrimFunc& func, const Buffer& buffer, const I
     TS_THROW(kType) << "TransformLayout: index map `" << map.ToString() << "` takes " << map.arity()
                     << " indices but buffer '" << buffer->name << "' has rank "
                     << buffer->shape.size() << " (shape " << ShapeText(buffer->shape) << ")";
+  // MapShape's own errors (an output that can be negative) name the map and shape.
+  std::vector<int64_t> new_shape;
+  try {
+    new_shape = map.MapShape(buffer->shape);
+  } catch (const Error& e) {
+    throw Error(e.kind(), "TransformLayout: buffer '" + buffer->name + "': " + e.what());
+  }
   if (!map.IsInjective(buffer->shape))
     TS_THROW(kValue) << "TransformLayout: index map `" << map.ToString()
                      << "` is not injective on buffer '" << buffer->name << "' of shape "
                      << ShapeText(buffer->shape) << " (two elements would share a position)";
-  Buffer fresh = tir::MakeBuffer(buffer->name, map.MapShape(buffer->shape), buffer->dtype);
+  Buffer fresh = tir::MakeBuffer(buffer->name, new_shape, buffer->dtype);
   Stmt fill;
   if (pad_value && !map.IsBijective(buffer->shape)) {
     IndexMap::InverseResult inv = map.NonSurjectiveInverse(buffer->shape);

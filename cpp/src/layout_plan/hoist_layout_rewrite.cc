@@ -32,6 +32,12 @@ std::unordered_set<std::string> RewritableCallees(const IRModule& mod) {
   for (const auto& [name, base] : mod.functions()) {
     if (!base.as<FunctionNode>()) continue;
     PostOrderVisit(Function(static_cast<const FunctionNode*>(base.get())), [&](const Expr& e) {
+      // The pass does not rewrite kernels and skipped functions, nested or not: the
+      // globals they use keep their signatures.
+      if (e.as<FunctionNode>() && IsKernelOrSkipped(e))
+        PostOrderVisit(e, [&](const Expr& inner) {
+          if (const auto* gv = inner.as<GlobalVarNode>()) blocked.insert(gv->name);
+        });
       const auto* call = e.as<CallNode>();
       const GlobalVarNode* target = call ? CallTirTarget(call) : nullptr;
       if (target) called.insert(target->name);
@@ -61,6 +67,10 @@ class CallRewriter : public ExprMutator {
       : lifted_(lifted), names_(names), used_(used) {}
 
  protected:
+  bool SkipChildren(const Expr& expr) override {
+    return expr.as<FunctionNode>() && IsKernelOrSkipped(expr);
+  }
+
   Expr Rewrite(const Expr&, const Expr& rebuilt) override {
     const auto* call = rebuilt.as<CallNode>();
     const GlobalVarNode* gv = call ? CallTirTarget(call) : nullptr;
