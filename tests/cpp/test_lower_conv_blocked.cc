@@ -1,6 +1,7 @@
 // The NCHWc conv2d template (schedule_conv2d_blocked.cc) against the graph interpreter:
 // blocked and NCHW inputs, output blocks equal to, smaller and larger than the tile,
-// strides, padding, row and column tails, depthwise, fused epilogues, weights given as
+// strides, padding (border rows with taps computed at run time, border tiles as loops over
+// runs of taps), row and column tails, depthwise, fused epilogues, weights given as
 // parameters and as constants packed at compile time, lowered alone and built natively.
 #include <gtest/gtest.h>
 
@@ -45,6 +46,12 @@ TEST(LowerConvBlocked, DenseStrideOnePadded) {
   // tiles of 10.
   CheckTemplate(
       Conv("2, 1, 6, 30, 16", "4, 1, 3, 3, 16, 16", std::string(kBlocked16) + ", padding=[1, 1]"));
+  // Padding wider than the window: the first and last rows and columns read no input at
+  // all (their range of taps, computed at run time for one-row tiles, is empty).
+  CheckTemplate(
+      Conv("1, 2, 5, 30, 16", "2, 2, 1, 1, 16, 16", std::string(kBlocked16) + ", padding=[1, 1]"));
+  CheckTemplate(
+      Conv("1, 1, 4, 6, 16", "1, 1, 2, 2, 16, 16", std::string(kBlocked16) + ", padding=[2, 2]"));
 }
 
 TEST(LowerConvBlocked, StridesAndAsymmetricPadding) {

@@ -267,5 +267,31 @@ TEST(LowerToTIR, LetBoundPrimitiveFunctionsAndConstants) {
   EXPECT_TRUE(StructuralEqual(ParseModule(PrintModule(lowered)), lowered)) << PrintModule(lowered);
 }
 
+TEST(LowerToTIR, LayersOfOneShapeShareAKernelWithTheirOwnWeights) {
+  // Two convs of one shape with different constant weights (packed at compile time):
+  // one PrimFunc, each call passing its own packed weights; a third shape gets its own.
+  Type t = MakeTensorType({1, 8, 6, 6});
+  Var x = MakeVar("x", t);
+  auto conv = [](const Expr& in, int64_t out_channels, float seed) {
+    std::vector<float> w(static_cast<size_t>(out_channels * 8 * 9));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = seed * static_cast<float>(i % 7) - 0.1f;
+    Var p = MakeVar("p", MakeTensorType({1, 8, 6, 6})),
+        q = MakeVar("q", MakeTensorType({out_channels, 8, 3, 3}));
+    Attrs attrs;
+    attrs.Set("padding", AttrValue::Ints({1, 1}));
+    Function f = WithAttr(MakeFunction({p, q}, MakeOpCall("nn.relu", {MakeOpCall("nn.conv2d", {p, q}, attrs)})),
+                          attr::kPrimitive, int64_t{1});
+    return MakeCall(f, {in, MakeConstant(NDArray::FromFloats({out_channels, 8, 3, 3}, w))});
+  };
+  Expr body = conv(conv(conv(x, 8, 0.01f), 8, -0.02f), 4, 0.03f);
+  IRModule mod = InferTypes(IRModule::FromExpr(MakeFunction({x}, body)));
+  auto inputs = RandomInputs(mod, 5);
+  IRModule lowered = ParsePipeline("LowerToTIR")(mod);
+  ExpectSameValues(RunMain(mod, inputs), RunMain(lowered, inputs), "shared conv kernel");
+  EXPECT_EQ(Names(lowered),
+            (std::vector<std::string>{"main", "fused_nn_conv2d_nn_relu", "fused_nn_conv2d_nn_relu_1"}))
+      << PrintModule(lowered);
+}
+
 }  // namespace
 }  // namespace tessera

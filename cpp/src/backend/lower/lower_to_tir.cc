@@ -35,11 +35,20 @@ void FlattenTensorTypes(const Type& t, std::vector<const TensorTypeNode*>& out,
   }
 }
 
+/// A lowered call site's function: the PrimFunc it calls and the constants it passes.
 struct Kernel {
   Function func;
   size_t hash;
   std::string name;
   std::vector<Constant> constants;
+};
+
+/// A distinct PrimFunc, as lowered under its base name (so the symbol does not stop two
+/// equal bodies from comparing equal), and the unique symbol it was emitted under.
+struct SharedPrimFunc {
+  tir::PrimFunc canonical;
+  size_t hash;
+  std::string name;
 };
 
 class ModuleLowerer {
@@ -67,6 +76,7 @@ class ModuleLowerer {
   IRModule mod_;
   std::unordered_set<std::string> names_;
   std::vector<Kernel> kernels_;
+  std::vector<SharedPrimFunc> shared_;
   std::vector<std::pair<std::string, tir::PrimFunc>> prim_funcs_;
   std::unordered_map<const ExprNode*, Expr> let_functions_;
   std::unordered_map<std::string, std::string> extern_stubs_;  // Compiler fn -> stub name
@@ -170,9 +180,9 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
 }
 
 /// `prim` with every constant argument that is the weight of a conv2d bound into its
-/// body, and the arguments left. The op's template then packs those
-/// weights once at compile time instead of on every call (the kernel becomes specific to
-/// its weights, so it is no longer shared between layers of the same shape).
+/// body, and the arguments left. The op's template then packs those weights once at
+/// compile time instead of on every call; the packed copy is a constant buffer of the
+/// PrimFunc, so layers of one shape still share it (LowerCall compares PrimFuncs).
 std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
                                                            const std::vector<Expr>& args) {
   std::unordered_set<const VarNode*> weights;
@@ -211,10 +221,29 @@ Expr ModuleLowerer::LowerCall(const Function& original, const std::vector<Expr>&
   for (const Kernel& k : kernels_)
     if (k.hash == hash && StructuralEqual(Expr(k.func), Expr(prim), true)) kernel = &k;
   if (!kernel) {
-    std::string name = UniqueName(lower::KernelName(prim));
-    lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(prim, name);
-    prim_funcs_.emplace_back(name, lower::ScheduleDefault(lowered.func));
-    kernels_.push_back({prim, hash, name, lowered.constants});
+    // Layers of one shape lower to one PrimFunc: their weights (packed at compile time)
+    // are constants passed as buffers, so the kernel is compiled once and each call site
+    // passes its own constants.
+    std::string base = lower::KernelName(prim);
+    lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(prim, base);
+    tir::PrimFunc func = lower::ScheduleDefault(lowered.func);
+    size_t func_hash = StructuralHash(Expr(func));
+    const SharedPrimFunc* shared = nullptr;
+    for (const SharedPrimFunc& s : shared_)
+      if (s.hash == func_hash && StructuralEqual(Expr(s.canonical), Expr(func))) shared = &s;
+    if (!shared) {
+      std::string name = UniqueName(base);
+      tir::PrimFunc named = func;
+      if (name != base) {
+        Attrs attrs = func->attrs;
+        attrs.Set(attr::kGlobalSymbol, name);
+        named = tir::MakePrimFunc(func->params, func->num_outputs, func->body, attrs);
+      }
+      prim_funcs_.emplace_back(name, named);
+      shared_.push_back({func, func_hash, name});
+      shared = &shared_.back();
+    }
+    kernels_.push_back({prim, hash, shared->name, lowered.constants});
     kernel = &kernels_.back();
   }
   std::vector<Expr> flat;

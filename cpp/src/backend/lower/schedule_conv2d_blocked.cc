@@ -3,8 +3,11 @@
 // x TC output channels accumulate over (input channel, kh, kw), each step broadcasting one
 // input value and multiply-adding a vector of TC weights; depthwise convolutions multiply a
 // vector of TC input channels instead. Padding costs no bounds checks: tiles inside the
-// input run plain loops, tiles touching the padding are emitted with their out-of-range
-// taps left out (as oneDNN's JIT does), and only large windows read a zero-padded copy.
+// input run plain loops; one-row tiles loop over the taps inside the input, a range
+// computed per row at run time; the tiles touching the padding at the left and right (or
+// of taller tiles, at the top and bottom) loop over runs of taps that reach the same
+// pixels, each run's out-of-range pixels left out (as oneDNN's JIT does); depthwise tiles
+// are spelled out tap by tap, and only large windows read a zero-padded copy.
 // Weights are packed per tile, at compile time when they are constant.
 #include "schedule_conv2d_blocked.h"
 
@@ -20,8 +23,8 @@ using namespace tir;
 
 namespace {
 
-/// Multiply-adds one tile touching the padding may spell out (one per tap, pixel and
-/// vector of channels); larger windows read a zero-padded copy of the input instead.
+/// Multiply-adds a depthwise tile spells out (one per tap, pixel and vector of channels);
+/// dense windows with more taps x tile pixels read a zero-padded copy of the input.
 constexpr int64_t kMaxSpelledTaps = 400;
 
 /// One register tile: `rows` x `cols` output pixels of `channels` output channels.
@@ -132,11 +135,13 @@ Stmt PaddedCopy(const Conv2DShape& c, const TensorExpr& data, const nn::DataLayo
 
 /// The output rows or columns one tile covers: the first as an expression, how many, and
 /// the first as a constant when the tile reaches into the padding (-1 when every tap of
-/// the tile is inside the input, so it runs plain loops).
+/// the tile is inside the input, so it runs plain loops). `dynamic`: one row, anywhere
+/// (border or not), whose taps inside the input are a range computed at run time.
 struct Span {
   PrimExpr start;
   int64_t count;
   int64_t fixed;
+  bool dynamic = false;
 };
 
 /// Emits the nest of one convolution (the state shared by its parts).
@@ -200,12 +205,43 @@ struct Builder {
     return MakeFor(j, IntImm(0), IntImm(tile.channels), ForKind::kVectorized, upd);
   }
 
-  /// The loops over r, t (unrolled) of a body indexed by them.
+  /// The loops over r in [r0, r1), t in [t0, t1) (unrolled) of a body indexed by them.
+  Stmt OverPixels(int64_t r0, int64_t r1, int64_t t0, int64_t t1,
+                  const std::function<Stmt(const PrimExpr&, const PrimExpr&)>& body) {
+    tir::Var r = tir::MakeVar("r"), t = tir::MakeVar("t");
+    return MakeFor(r, IntImm(r0), IntImm(r1 - r0), ForKind::kUnrolled,
+                   MakeFor(t, IntImm(t0), IntImm(t1 - t0), ForKind::kUnrolled, body(r, t)));
+  }
+  /// The same over the whole tile.
   Stmt OverTile(const Span& rows, const Span& cols,
                 const std::function<Stmt(const PrimExpr&, const PrimExpr&)>& body) {
-    tir::Var r = tir::MakeVar("r"), t = tir::MakeVar("t");
-    return MakeFor(r, IntImm(0), IntImm(rows.count), ForKind::kUnrolled,
-                   MakeFor(t, IntImm(0), IntImm(cols.count), ForKind::kUnrolled, body(r, t)));
+    return OverPixels(0, rows.count, 0, cols.count, body);
+  }
+
+  /// Taps [k0, k1) of one axis that reach the same tile pixels [lo, hi) of that axis.
+  struct TapRun {
+    int64_t k0, k1, lo, hi;
+  };
+
+  /// The taps of one axis (k of them; stride, padding before, input extent) grouped into
+  /// runs of consecutive taps reaching the same pixels of `span`: a pixel's input index
+  /// grows with the tap, so each tap reaches an interval of pixels and equal intervals
+  /// are adjacent. One run of every pixel when the span is inside the input.
+  std::vector<TapRun> TapRuns(const Span& span, int64_t k, int64_t stride, int64_t pad_before,
+                              int64_t in) const {
+    if (copy || span.fixed < 0) return {{0, k, 0, span.count}};
+    std::vector<TapRun> runs;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      int64_t lo = 0, hi = span.count;
+      while (lo < hi && (span.fixed + lo) * stride + kk - pad_before < 0) ++lo;
+      while (hi > lo && (span.fixed + hi - 1) * stride + kk - pad_before >= in) --hi;
+      if (lo == hi) lo = hi = 0;  // every empty run alike, so they merge
+      if (!runs.empty() && runs.back().lo == lo && runs.back().hi == hi)
+        runs.back().k1 = kk + 1;
+      else
+        runs.push_back({kk, kk + 1, lo, hi});
+    }
+    return runs;
   }
 
   /// Dense accumulation over (input channel, kh, kw): channel blocks outside the taps and
@@ -213,7 +249,6 @@ struct Builder {
   /// to carry from one iteration to the next (its predictive commoning of the window's
   /// overlap spills the tile); NCHW input (py = 1) has one channel loop inside the taps.
   Stmt DenseAccumulate(const Buffer& acc, const Span& rows, const Span& cols) {
-    const bool border = !copy && (rows.fixed >= 0 || cols.fixed >= 0);
     tir::Var icb = tir::MakeVar("icb");
     const int64_t inner = py == 1 ? c.ic : py;
     // The inner loop over channels (its own variable per loop) around `body(cb, lane)`:
@@ -228,35 +263,37 @@ struct Builder {
       PrimExpr x = Input(cb, Row(rows, r, kh), Col(cols, t, kw), lane);
       return Fma(acc, r, t, [x](const PrimExpr&) { return x; }, {ocb, cb, kh, kw, lane});
     };
-    Stmt taps;
-    if (!border) {
-      tir::Var kh = tir::MakeVar("kh"), kw = tir::MakeVar("kw");
-      Stmt body = channels([&](const PrimExpr& cb, const PrimExpr& lane) {
-        return OverTile(rows, cols, [&](const PrimExpr& r, const PrimExpr& t) {
-          return fma(cb, lane, r, t, kh, kw);
+    // The taps in rectangles of runs reaching the same pixels (the whole window, for tiles
+    // inside the input): per rectangle, loops over its taps around the unrolled pixels
+    // they reach. Tiles at the border thus run the interior's loops over fewer taps or
+    // pixels, instead of spelling out every (tap, pixel), which cost the C compiler
+    // seconds per kernel.
+    std::vector<Stmt> seq;
+    for (const TapRun& kr : TapRuns(rows, c.kh, c.stride_h, c.pad_top, c.ih))
+      for (const TapRun& wr : TapRuns(cols, c.kw, c.stride_w, c.pad_left, c.iw)) {
+        if (kr.lo == kr.hi || wr.lo == wr.hi) continue;
+        tir::Var khv = tir::MakeVar("kh"), kwv = tir::MakeVar("kw");
+        PrimExpr kh = kr.k1 - kr.k0 == 1 && !rows.dynamic ? IntImm(kr.k0) : PrimExpr(khv);
+        PrimExpr kw = wr.k1 - wr.k0 == 1 ? IntImm(wr.k0) : PrimExpr(kwv);
+        Stmt body = channels([&](const PrimExpr& cb, const PrimExpr& lane) {
+          return OverPixels(kr.lo, kr.hi, wr.lo, wr.hi, [&](const PrimExpr& r, const PrimExpr& t) {
+            return fma(cb, lane, r, t, kh, kw);
+          });
         });
-      });
-      body = MakeFor(kw, IntImm(0), IntImm(c.kw), ForKind::kSerial, body);
-      taps = MakeFor(kh, IntImm(0), IntImm(c.kh), ForKind::kSerial, body);
-    } else {
-      // Every tap spelled out with the pixels whose input it reaches.
-      std::vector<Stmt> seq;
-      for (int64_t kh = 0; kh < c.kh; ++kh)
-        for (int64_t kw = 0; kw < c.kw; ++kw) {
-          std::vector<std::pair<int64_t, int64_t>> pixels;
-          for (int64_t r = 0; r < rows.count; ++r)
-            for (int64_t t = 0; t < cols.count; ++t)
-              if (TapInside(rows, r, kh, cols, t, kw)) pixels.emplace_back(r, t);
-          if (pixels.empty()) continue;
-          seq.push_back(channels([&](const PrimExpr& cb, const PrimExpr& lane) {
-            std::vector<Stmt> fmas;
-            for (auto [r, t] : pixels)
-              fmas.push_back(fma(cb, lane, IntImm(r), IntImm(t), IntImm(kh), IntImm(kw)));
-            return MakeSeq(fmas);
-          }));
+        if (wr.k1 - wr.k0 > 1)
+          body = MakeFor(kwv, IntImm(wr.k0), IntImm(wr.k1 - wr.k0), ForKind::kSerial, body);
+        if (rows.dynamic) {
+          // Row h reads input rows h * stride + kh - pad_top: kh in [lo, hi) are inside.
+          PrimExpr first = Simplify(rows.start * c.stride_h + IntImm(-c.pad_top));
+          PrimExpr lo = MakeBinary(BinaryOp::kMax, IntImm(0), Simplify(IntImm(0) - first));
+          PrimExpr hi = MakeBinary(BinaryOp::kMin, IntImm(c.kh), Simplify(IntImm(c.ih) - first));
+          body = MakeFor(khv, lo, Simplify(hi - lo), ForKind::kSerial, body);
+        } else if (kr.k1 - kr.k0 > 1) {
+          body = MakeFor(khv, IntImm(kr.k0), IntImm(kr.k1 - kr.k0), ForKind::kSerial, body);
         }
-      taps = MakeSeq(seq);
-    }
+        seq.push_back(body);
+      }
+    Stmt taps = MakeSeq(seq);
     if (py == 1) return taps;
     if (chunks == 1) return MakeFor(icb, IntImm(0), IntImm(c.ic / py), ForKind::kSerial, taps);
     return MakeFor(icb, Simplify(chunk * chunk_blocks), IntImm(chunk_blocks), ForKind::kSerial,
@@ -389,6 +426,11 @@ struct Builder {
     int64_t lo = 0, hi = full;
     while (lo < hi && !Inside(lo * th, th, c.stride_h, c.kh, c.pad_top, c.ih)) ++lo;
     while (hi > lo && !Inside((hi - 1) * th, th, c.stride_h, c.kh, c.pad_top, c.ih)) --hi;
+    // Bands of one row reaching into the padding: one band's code for all, its range of
+    // taps computed at run time (a loop bound, nothing per tap), instead of a copy of the
+    // band per border row; the C compiler's time grows with the copies.
+    if (th == 1 && !depthwise && (lo > 0 || hi < full))
+      return Band(Span{rb, 1, -1, /*dynamic=*/true});
     std::vector<std::pair<int64_t, Stmt>> fixed;  // (band index, its code)
     auto band = [&](int64_t b, int64_t count) {
       bool inside = Inside(b * th, count, c.stride_h, c.kh, c.pad_top, c.ih);
@@ -436,8 +478,10 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
     const int64_t channels = c.ic * c.groups, ocb_count = c.oc / tc;
     const bool padded = c.pad_top || c.pad_left || c.pad_bottom || c.pad_right;
     // A copy when the data is an inlined expression (it would be recomputed per use), its
-    // blocks differ from what depthwise tiles load, or a dense window is too large to
-    // spell out the tiles at the border.
+    // blocks differ from what depthwise tiles load, or a dense window is large (such as
+    // the 7 x 7 stem, whose input and so its copy are small). The last rule dates from
+    // border tiles spelled out tap by tap; with runs of taps they no longer need it, but
+    // whether the copy still pays at run time has not been measured again.
     b.copy = data.depth > 0 || (depthwise && dl.block() != tc) ||
              (!depthwise && padded && c.kh * c.kw * b.tile.rows * b.tile.cols > kMaxSpelledTaps);
 

@@ -1,7 +1,9 @@
-// GenerateC: one C translation unit for a list of kernels, and the host's SIMD width.
+// GenerateC: C for a list of kernels, as one translation unit or as several for parallel
+// compilation, and the host's SIMD width.
 #include "tessera/backend/native/codegen_c.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "codegen_internal.h"
 #include "tessera/support/error.h"
@@ -13,8 +15,16 @@ int HostVectorBytes() {
   return HostSimdBytes();
 }
 
-std::string GenerateC(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
-                      const CodegenOptions& options) {
+namespace {
+
+/// The prelude and each kernel's C, in order.
+struct CPieces {
+  std::string prelude;
+  std::vector<std::string> kernels;
+};
+
+CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                       const CodegenOptions& options) {
   int vector_bytes = options.vector_bytes ? options.vector_bytes : HostVectorBytes();
   if (vector_bytes != 16 && vector_bytes != 32 && vector_bytes != 64)
     TS_THROW(kValue) << "native codegen: vector_bytes must be 16, 32 or 64, got " << vector_bytes;
@@ -30,13 +40,38 @@ std::string GenerateC(const std::vector<std::pair<std::string, tir::PrimFunc>>& 
     symbols.push_back(symbol);
   }
   std::vector<std::string> names = CSymbolNames(symbols);
-  std::string source = detail::Prelude(vector_bytes);
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    source += "/* kernel '" + names[i] + "' */\n";
-    source += detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes).Emit();
-    source += "\n";
-  }
+  CPieces pieces{detail::Prelude(vector_bytes), {}};
+  for (size_t i = 0; i < kernels.size(); ++i)
+    pieces.kernels.push_back("/* kernel '" + names[i] + "' */\n" +
+                             detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes)
+                                 .Emit() +
+                             "\n");
+  return pieces;
+}
+
+}  // namespace
+
+std::string GenerateC(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                      const CodegenOptions& options) {
+  CPieces pieces = GeneratePieces(kernels, options);
+  std::string source = std::move(pieces.prelude);
+  for (const std::string& k : pieces.kernels) source += k;
   return source;
+}
+
+CUnits GenerateCUnits(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                      const CodegenOptions& options) {
+  CPieces pieces = GeneratePieces(kernels, options);
+  CUnits out;
+  out.source = pieces.prelude;
+  std::string unit;
+  for (const std::string& k : pieces.kernels) {
+    out.source += k;
+    unit += k;
+    if (unit.size() >= options.unit_bytes) out.units.push_back(pieces.prelude + std::exchange(unit, {}));
+  }
+  if (!unit.empty() || out.units.empty()) out.units.push_back(pieces.prelude + unit);
+  return out;
 }
 
 }  // namespace tessera::native

@@ -12,14 +12,15 @@ namespace native {
 
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                                   const CompileOptions& options) {
-  std::string source = GenerateC(kernels);
+  CUnits c = GenerateCUnits(kernels);
   std::vector<std::string> symbols;
   for (const auto& entry : kernels) symbols.push_back(entry.first);
   std::vector<std::string> cnames = CSymbolNames(symbols);
   std::vector<std::pair<std::string, std::string>> table;
   for (size_t i = 0; i < symbols.size(); ++i) table.emplace_back(symbols[i], cnames[i]);
-  std::string object = CompileSharedObject(source, options);
-  return std::make_shared<runtime::NativeModuleNode>(std::move(object), std::move(table), std::move(source));
+  std::string object = CompileSharedObject(c.units, options);
+  return std::make_shared<runtime::NativeModuleNode>(std::move(object), std::move(table),
+                                                     std::move(c.source));
 }
 
 }  // namespace native

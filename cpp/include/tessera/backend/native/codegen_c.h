@@ -1,5 +1,5 @@
-// C source generation for PrimFuncs: one translation unit whose kernels follow the C
-// kernel ABI (tessera/runtime/kernel_abi.h), ready for the system C compiler.
+// C source generation for PrimFuncs: translation units whose kernels follow the C kernel
+// ABI (tessera/runtime/kernel_abi.h), ready for the system C compiler.
 #pragma once
 
 #include <string>
@@ -10,11 +10,20 @@
 
 namespace tessera::native {
 
+/// Kernel C per translation unit (past the prelude) before a unit is closed: units of
+/// about this size compile in a fraction of a second each, so the units of a model keep
+/// every core busy while each compiler process's fixed cost (its start, the prelude)
+/// stays small. Fixed rather than per core count, so units (and their cache entries)
+/// are the same on every machine.
+constexpr size_t kUnitBytes = 32 * 1024;
+
 /// Code generation choices; the defaults describe the host CPU.
 struct CodegenOptions {
   /// Bytes per SIMD register for `vectorized` loops (16, 32 or 64); 0 = the host's
   /// (64 with AVX-512, 32 with AVX/AVX2, else 16).
   int vector_bytes = 0;
+  /// GenerateCUnits closes a unit once its kernels' C reaches this many bytes.
+  size_t unit_bytes = kUnitBytes;
 };
 
 /// The SIMD register width of the CPU this process runs on, in bytes.
@@ -35,6 +44,18 @@ std::string KernelAbiDeclarations();
 /// zero. Throws on IR the generator cannot express (unbound variables, stores into
 /// inputs, unknown buffers). Deterministic: the same input gives byte-identical C.
 std::string GenerateC(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                      const CodegenOptions& options = {});
+
+/// GenerateC's kernels split into translation units for parallel compilation.
+struct CUnits {
+  /// GenerateC's single translation unit (for reading: the units hold the same kernels).
+  std::string source;
+  /// Each unit: the prelude, then kernels in order until they reach `unit_bytes`.
+  std::vector<std::string> units;
+};
+
+/// The kernels as GenerateC writes them, also split into translation units.
+CUnits GenerateCUnits(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                       const CodegenOptions& options = {});
 
 }  // namespace tessera::native

@@ -13,8 +13,8 @@
 
 namespace tessera::native {
 
-/// GenerateC + CompileSharedObject (cached) + load: one module exporting every kernel
-/// under its symbol. The C source stays available through runtime::NativeModuleNode::source().
+/// GenerateCUnits + CompileSharedObject (units compiled in parallel, cached) + load: one
+/// module exporting every kernel under its symbol. The C source stays available through runtime::NativeModuleNode::source().
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                                   const CompileOptions& options = {});
 
