@@ -1,11 +1,14 @@
 // oneDNN partitions in channel-blocked layouts: NCHW{x}c convolutions (with bias, residual
 // and activation epilogues, depthwise, the 3-channel stem), pools and elementwise ops against
-// the interpreter, run on the partition's blocked tensors without a reorder.
+// the interpreter, run on the partition's blocked tensors without a reorder; the patterns
+// take the convolutions of a planned graph, and an opt_level 3 build offloads them.
 #include <gtest/gtest.h>
 
 #include "backend_test_util.h"
 #include "runtime_test_util.h"
 #include "tessera/runtime/library_modules.h"
+#include "tessera/transform/byoc.h"
+#include "tessera/transform/pass_context.h"
 
 namespace tessera {
 namespace {
@@ -172,6 +175,68 @@ TEST(BackendDnnlBlocked, PoolsAndElementwiseOpsRunBlocked) {
     EXPECT_EQ(CountKind(steps, "binary"), 3);
     ExpectNoReorderNoReference(steps);
   }
+}
+
+/// A ResNet-style block in NCHW: conv+bias+relu, conv+bias+residual add+relu, max pool,
+/// depthwise conv+relu, global pool.
+const char* kResidualBlock = R"(
+def @main(%x: Tensor[(1, 16, 12, 12), float32], %w1: Tensor[(32, 16, 3, 3), float32],
+          %b1: Tensor[(32, 1, 1), float32], %w2: Tensor[(32, 32, 3, 3), float32],
+          %b2: Tensor[(32, 1, 1), float32], %ws: Tensor[(32, 16, 1, 1), float32],
+          %wd: Tensor[(32, 1, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);
+  %1 = nn.relu(add(%0, %b1));
+  %2 = add(nn.conv2d(%1, %w2, padding=[1, 1]), %b2);
+  %3 = nn.relu(add(%2, nn.conv2d(%x, %ws)));
+  %4 = nn.max_pool2d(%3, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);
+  %5 = nn.relu(nn.conv2d(%4, %wd, padding=[1, 1], groups=32));
+  nn.global_avg_pool2d(%5)
+}
+)";
+
+IRModule ResidualBlock() {
+  return WithConstants(kResidualBlock, "main", {1, 2, 3, 4, 5, 6}, 11);
+}
+
+TEST(BackendDnnlBlocked, PatternsTakeThePlannedConvolutions) {
+  if (!HaveDnnl()) GTEST_SKIP() << "TESSERA_WITH_DNNL=OFF";
+  PassContext::Scope scope(PassContext::Create(3));
+  IRModule planned = ParsePipeline("AlterOpLayout,PlanLayouts")(ResidualBlock());
+  IRModule parts = PartitionFor(planned, "dnnl");
+  // Every op between the input's and the output's layout_transform is oneDNN's.
+  int convs = 0, outside = 0;
+  for (const auto& [name, base] : parts.functions()) {
+    const auto* fn = base.as<FunctionNode>();
+    if (!fn) continue;
+    bool dnnl = fn->attrs.Has(attr::kCompiler);
+    PostOrderVisit(fn->body, [&](const Expr& e) {
+      const auto* call = e.as<CallNode>();
+      if (!call || !call->op()) return;
+      if (call->op()->name == "nn.conv2d") {
+        ++convs;
+        EXPECT_NE(call->attrs.GetString("data_layout"), "NCHW");
+      }
+      if (!dnnl && call->op()->name != "layout_transform") ++outside;
+    });
+  }
+  EXPECT_EQ(convs, 4);
+  EXPECT_EQ(outside, 0) << PrintModule(parts);
+}
+
+TEST(BackendDnnlBlocked, PlannedBuildOffloadsBlockedConvsWithoutReorders) {
+  if (!HaveDnnl()) GTEST_SKIP() << "TESSERA_WITH_DNNL=OFF";
+  IRModule mod = ResidualBlock();
+  std::shared_ptr<runtime::Executable> exe;
+  {
+    PassContext::Scope scope(PassContext::Create(3));
+    exe = CheckBackend(mod, "dnnl_main_0", "dnnl", "native -num_threads=1 -compiler=dnnl");
+  }
+  std::vector<runtime::DnnlStep> steps = DnnlSteps(*exe);
+  EXPECT_EQ(CountKind(steps, "convolution"), 4);
+  EXPECT_EQ(CountKind(steps, "pooling_v2"), 2);
+  ExpectNoReorderNoReference(steps);
+  for (const runtime::DnnlStep& s : steps) EXPECT_EQ(s.src_format, "nChw16c") << s.what;
+  testing_backend::ExpectSameAfterLoadInChild(exe, mod);
 }
 
 TEST(BackendDnnlBlocked, DamagedBlockedPartitionsAreValueErrors) {

@@ -13,7 +13,8 @@ void RegisterDnnlBackend(BackendRegistry& registry) {
   b.name = "dnnl";
   b.description =
       "oneDNN primitives (conv2d / dense / matmul with bias and post-ops, pooling, softmax, "
-      "norms, elementwise) in the formats oneDNN picks";
+      "norms, elementwise) in the formats oneDNN picks, or on channel-blocked NCHW{x}c "
+      "tensors in place";
   b.attrs = CpuTargetAttrs();
   b.external_codegen = [](const Function& fn, const std::string& symbol, const Target& target) {
     return runtime::MakeDnnlModule(ext::FlattenPartition(fn, "dnnl"), symbol,
