@@ -1,5 +1,6 @@
 // oneDNN's pattern table and op predicates: what the dnnl backend claims, checked
 // against what oneDNN 2.6 really does (float32, NCHW/OIHW or channel-blocked convolutions, ...).
+#include "dnnl_layout_transform.h"
 #include "tessera/backend/dnnl/dnnl_backend.h"
 #include "tessera/op/layout_2d.h"
 #include "tessera/pattern/library_patterns.h"
@@ -137,6 +138,9 @@ void RegisterDnnlPatternTable(PatternTableRegistry& registry) {
   registry.RegisterOpSupport("dnnl", "nn.max_pool2d", PoolSupported);
   registry.RegisterOpSupport("dnnl", "nn.avg_pool2d", PoolSupported);
   registry.RegisterOpSupport("dnnl", "nn.global_avg_pool2d", PoolSupported);
+  // NCHW <-> NCHW{x}c conversions, so a planned graph's transforms between oneDNN ops
+  // (around a convolution kept in NCHW) stay inside one partition, as oneDNN reorders.
+  registry.RegisterOpSupport("dnnl", "layout_transform", dnnl_backend::LayoutTransformSupported);
   registry.RegisterOpSupport("dnnl", "nn.softmax", [](const CallNode& c) { return AllFloat32(c); });
   registry.RegisterOpSupport("dnnl", "nn.layer_norm", LayerNormSupported);
   registry.RegisterOpSupport("dnnl", "nn.batch_norm", BatchNormSupported);

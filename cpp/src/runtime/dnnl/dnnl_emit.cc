@@ -267,6 +267,20 @@ void DnnlPlan::EmitSingle(int id) {
                       n.op});
     return;
   }
+  if (n.op == "layout_transform") {
+    // NCHW <-> NCHW{x}c: the same logical tensor, so no primitive here; the result is the
+    // input's memory as 4-D logical NCHW, and whoever reads it in another format reorders
+    // (once: the result's reorders are cached like any node's).
+    if (DataBlock(a.Has("src_layout") ? a.GetString("src_layout") : "x") < 0 ||
+        DataBlock(a.Has("dst_layout") ? a.GetString("dst_layout") : "x") < 0)
+      TS_THROW(kUnsupported) << "backend 'dnnl': layout_transform needs src_layout and "
+                                "dst_layout, NCHW or NCHW{x}c";
+    int in = n.inputs[0];
+    memory m = Get(in);
+    if (m.get_desc().dims().size() == 5) m = Get(in, DataDesc(g_.nodes[in].shape));
+    mem_[id] = m;
+    return;
+  }
   auto block_of = [&](const char* key) {
     int64_t x = DataBlock(a.Has(key) ? a.GetString(key) : "");
     if (x < 0)

@@ -72,6 +72,13 @@ memory DnnlPlan::Get(int node) {
   return m;
 }
 
+std::string DnnlPlan::NodeName(int node) const {
+  const LibraryNode& n = g_.nodes[node];
+  if (n.kind == LibraryNode::Kind::kParam) return "parameter " + std::to_string(n.param);
+  if (n.kind == LibraryNode::Kind::kConstant) return "a constant";
+  return n.op;
+}
+
 bool DnnlPlan::SameBytes(int node, const memory::desc& a, const memory::desc& b) const {
   if (a == b) return true;
   const std::vector<int64_t>& shape = g_.nodes[node].shape;
@@ -125,8 +132,9 @@ memory DnnlPlan::Get(int node, const memory::desc& desc) {
     stream_.wait();
   } else {
     out = memory(desc, eng_);
-    steps_.push_back(
-        {dnnl::reorder(base, out, UserScratchpad()), {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}}, "reorder"});
+    steps_.push_back({dnnl::reorder(base, out, UserScratchpad()),
+                      {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}},
+                      "reorder of " + NodeName(node)});
   }
   alt_[node].emplace_back(desc, out);
   return out;
@@ -305,6 +313,13 @@ void CheckNode(const LibraryGraph& g, int id) {
     std::string out = n.attrs.Has("out_layout") ? n.attrs.GetString("out_layout") : "";
     data_block(n.inputs[0], layout), data_block(id, out.empty() ? layout : out);
     list("pool_size", {2}), list("strides", {2}), list("dilation", {2}), list("padding", {1, 2, 4});
+  } else if (op == "layout_transform") {
+    rank(n.inputs[0], 4, 5), rank(id, 4, 5);
+    std::string src = n.attrs.Has("src_layout") ? n.attrs.GetString("src_layout") : "";
+    std::string dst = n.attrs.Has("dst_layout") ? n.attrs.GetString("dst_layout") : "";
+    data_block(n.inputs[0], src), data_block(id, dst);
+    if (LogicalNCHW(g.nodes[static_cast<size_t>(n.inputs[0])].shape) != LogicalNCHW(n.shape))
+      TS_NODE_FAIL << "converts between tensors of other logical shapes";
   } else if (op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") {
     inputs(2);
     rank(n.inputs[0], 2, 8), rank(n.inputs[1], 2, 8), rank(id, 2, 8);
@@ -362,8 +377,9 @@ void DnnlPlan::Compile() {
     bool logical = g_.nodes[node].shape.size() == 5 && src.get_desc().dims().size() == 4;
     memory dst(logical ? DataDesc(g_.nodes[node].shape) : PlainDesc(node), eng_, DNNL_MEMORY_NONE);
     bind_.emplace_back(g_.num_params + static_cast<int>(j), dst);
-    steps_.push_back(
-        {dnnl::reorder(src, dst, UserScratchpad()), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder to result"});
+    steps_.push_back({dnnl::reorder(src, dst, UserScratchpad()),
+                      {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}},
+                      "reorder of " + NodeName(node) + " into the result"});
   }
 }
 

@@ -84,6 +84,8 @@ class DnnlPlan {
   /// The desc a primitive should write `node` in: plain for results, else `any`.
   dnnl::memory::desc DstDesc(int node) const;
   bool IsOutput(int node) const;
+  /// What `node` is, for step descriptions: its op, "parameter i" or "a constant".
+  std::string NodeName(int node) const;
 
   LibraryGraph g_;
   dnnl::engine eng_;
