@@ -2,13 +2,16 @@
 random weights, exported to ONNX) built natively without layout planning (opt_level 2, the
 default), with it (opt_level 3: AlterOpLayout + PlanLayouts), and at opt_level 3 with the
 two layout passes disabled (to separate layout planning from the other opt_level 3 passes);
-oneDNN (`native -compiler=dnnl`) and PyTorch TorchScript-frozen in the same run. One pinned
-thread (median of interleaved rounds), then two threads. Reports latency, the layout
-transforms executed per inference (profile rows of kernels holding a layout_transform), the
-cold build time, and the error against PyTorch. Writes bench/results/layout.{md,json}.
+oneDNN (`native -compiler=dnnl`) as imported (opt_level 2: its partitions take NCHW and
+reorder at their edges) and with layout planning (opt_level 3: the graph is planned before
+partitioning, so oneDNN takes the NCHW16c convolutions and exchanges blocked tensors with the
+native kernels), and PyTorch TorchScript-frozen in the same run. One pinned thread (median
+of interleaved rounds), then two threads. Reports latency, the layout transforms executed
+per inference (profile rows of kernels holding a layout_transform), the cold build time, and
+the error against PyTorch. Writes bench/results/layout.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_layout.py [--rounds N]
-       [--repeat N] [--models resnet18,...]
+       [--repeat N] [--models resnet18,...] [--configs "native,oneDNN,..."]
 """
 import argparse
 import json
@@ -35,6 +38,11 @@ CONFIGS = {
                                             disabled_pass=["AlterOpLayout", "PlanLayouts"]),
     "native + layout planning": dict(opt_level=3),
 }
+# The same model partitioned for oneDNN first (`native -compiler=dnnl`).
+DNNL_CONFIGS = {
+    "oneDNN": dict(opt_level=2),
+    "oneDNN + layout planning": dict(opt_level=3),
+}
 
 
 def build(mod, target, ctx):
@@ -54,7 +62,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--models", default="resnet18,mobilenet_v2,squeezenet1_1")
+    parser.add_argument("--configs", default=None,
+                        help="comma-separated configurations to run (default: all)")
     args = parser.parse_args()
+    wanted = set(args.configs.split(",")) if args.configs else None
     models = {k: v for k, v in make_models().items() if k in args.models.split(",")}
     tmp = tempfile.mkdtemp()
     has_dnnl = "dnnl" in tessera.pattern.list_pattern_tables()
@@ -76,19 +87,18 @@ def main():
             os.sched_setaffinity(0, {0} if threads == 1 else set(range(min(2, os.cpu_count()))))
             torch.set_num_threads(threads)
             exes, info = {}, {}
-            for cfg, ctx in CONFIGS.items():
-                ex, secs = build(mod, f"native -num_threads={threads}", ctx)
+            configs = [(cfg, ctx, "") for cfg, ctx in CONFIGS.items()]
+            if has_dnnl:
+                configs += [(cfg, ctx, " -compiler=dnnl") for cfg, ctx in DNNL_CONFIGS.items()]
+            for cfg, ctx, extra in configs:
+                if wanted and cfg not in wanted:
+                    continue
+                ex, secs = build(mod, f"native -num_threads={threads}{extra}", ctx)
                 out = ex(input=x)
                 err = float(np.max(np.abs(out - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
                 exes[cfg] = ex
                 info[cfg] = {"build_s": round(secs, 2), "max_rel_err": err,
                              "transforms": transforms_per_run(ex, x), "kernels": len(ex.kernels)}
-            if has_dnnl:
-                ex, secs = build(mod, f"native -num_threads={threads} -compiler=dnnl", {})
-                exes["oneDNN"] = ex
-                info["oneDNN"] = {"build_s": round(secs, 2),
-                                  "max_rel_err": float(np.max(np.abs(ex(input=x) - ref)) /
-                                                       max(float(np.max(np.abs(ref))), 1e-30))}
             times = {k: [] for k in list(exes) + ["PyTorch frozen"]}
             for _ in range(args.rounds):  # interleaved rounds, a pause between configurations
                 for k, ex in exes.items():
@@ -113,23 +123,30 @@ def main():
             "date": time.strftime("%Y-%m-%d %H:%M"), "load": os.getloadavg()[0]}
     out = ROOT / "results"
     (out / "layout.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
-    cols = list(CONFIGS) + (["oneDNN"] if has_dnnl else []) + ["PyTorch frozen"]
+    cols = [c for c in list(CONFIGS) + (list(DNNL_CONFIGS) if has_dnnl else []) + ["PyTorch frozen"]
+            if c in results[0]["t1"]]
+    ratios = [("native", "native + layout planning"), ("oneDNN", "oneDNN + layout planning")]
+    ratios = [(a, b) for a, b in ratios if a in cols and b in cols]
     lines = ["# Layout planning (bench/bench_layout.py)", "",
              f"Machine: {meta['machine']['cpu']}, {meta['machine']['cores']} cores; "
              f"OPENBLAS_CORETYPE={meta['machine']['OPENBLAS_CORETYPE']}; torch {torch.__version__}; "
              f"load average {meta['load']:.2f} at the start; {args.rounds} interleaved rounds of "
              f"{args.repeat} runs, median ms; 1 thread pinned to one core, then 2 threads.", "",
-             "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_layout.py`", "",
-             "| model | threads | " + " | ".join(cols) + " | planned / native | "
-             "layout transforms per run (native -> planned) | cold build s (native -> planned) |",
-             "| --- | --- | " + " | ".join("---" for _ in cols) + " | --- | --- | --- |"]
+             "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_layout.py`"
+             + (f" --configs \"{args.configs}\"" if args.configs else ""), "",
+             "| model | threads | " + " | ".join(cols) + "".join(
+                 f" | {b} / {a} | layout transforms per run ({a} -> {b}) | cold build s ({a} -> {b})"
+                 for a, b in ratios) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in cols) + " | --- | --- | ---" * len(ratios)
+             + " |"]
     for r in results:
         for n in (1, 2):
             t = r[f"t{n}"]
-            nat, plan = t["native"], t["native + layout planning"]
-            lines.append(f"| {r['model']} | {n} | " + " | ".join(f"{t[c]['ms']:.2f}" for c in cols)
-                         + f" | {nat['ms'] / plan['ms']:.2f}x faster | {nat['transforms']} -> "
-                         f"{plan['transforms']} | {nat['build_s']} -> {plan['build_s']} |")
+            line = f"| {r['model']} | {n} | " + " | ".join(f"{t[c]['ms']:.2f}" for c in cols)
+            for a, b in ratios:
+                line += (f" | {t[a]['ms'] / t[b]['ms']:.2f}x faster | {t[a]['transforms']} -> "
+                         f"{t[b]['transforms']} | {t[a]['build_s']} -> {t[b]['build_s']}")
+            lines.append(line + " |")
     errs = max(v.get("max_rel_err", 0) for r in results for n in (1, 2) for v in r[f"t{n}"].values())
     lines += ["", f"Largest relative error against PyTorch over every build: {errs:.1e}."]
     (out / "layout.md").write_text("\n".join(lines) + "\n")

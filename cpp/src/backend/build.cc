@@ -43,6 +43,22 @@ IRModule OffloadToLibraries(const IRModule& mod, const Target& host) {
   return out;
 }
 
+IRModule PlanLayoutsForLibraries(const IRModule& mod, const Target& host) {
+  bool libraries = false;
+  for (const char* option : {"compiler", "libs"})
+    libraries |= host.HasAttr(option) && !host.GetStringList(option).empty();
+  Pass alter = GetPass("AlterOpLayout"), plan = GetPass("PlanLayouts");
+  const PassContext& ctx = PassContext::Current();
+  if (!libraries || (!ctx.PassEnabled(alter.info()) && !ctx.PassEnabled(plan.info()))) return mod;
+  // The simplifications of the build pipeline first (layout planning wants batch norms
+  // folded into the convolutions); the pipeline runs them again after partitioning, on the
+  // rest, where they change nothing.
+  return Sequential(
+      {InlineFunctionCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(),
+       FoldConstant(), FoldScaleAxis(), SimplifyExpr(), FoldConstant(), alter, plan},
+      "plan_layouts_for_libraries")(mod);
+}
+
 namespace {
 
 /// Whether a graph function of `mod` holds a local function with a Compiler attribute (a
@@ -96,7 +112,8 @@ std::shared_ptr<runtime::Executable> Build(const IRModule& input,
                        << host.ToString() << " -compiler=" << targets[i].kind()
                        << "' to partition for it, or let Collage choose (--collage, config collage.enable)";
   }
-  return BuildLowered(LowerForBuild(OffloadToLibraries(mod, host)), targets);
+  return BuildLowered(LowerForBuild(OffloadToLibraries(PlanLayoutsForLibraries(mod, host), host)),
+                      targets);
 }
 
 std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,

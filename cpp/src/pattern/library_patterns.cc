@@ -83,8 +83,10 @@ DFPattern Activation(const std::string& name, const DFPattern& x) {
 
 /// `bias` is a per-channel bias of `out` (channel axis `axis`): 1-D of size C for
 /// nn.bias_add on that axis; for add, a constant whose shape, right-aligned to the
-/// result, is 1 everywhere except C on the channel axis.
-bool BiasFits(const CallNode& bias_call, const Expr& bias, int channel_axis) {
+/// result, is 1 everywhere except C on the channel axis. A channel-blocked result
+/// (NCHW{x}c, `lane_axis` >= 0) has its channels on two axes: the bias is then an add of a
+/// constant that is 1 everywhere except on both (C/x, x), as layout planning leaves it.
+bool BiasFits(const CallNode& bias_call, const Expr& bias, int channel_axis, int lane_axis) {
   const TensorTypeNode* out = Float32Type(bias_call.checked_type_or_null());
   const TensorTypeNode* b = Float32Tensor(bias);
   if (!out || !b) return false;
@@ -93,12 +95,12 @@ bool BiasFits(const CallNode& bias_call, const Expr& bias, int channel_axis) {
   if (bias_call.op()->name == "nn.bias_add") {
     int64_t axis = bias_call.attrs.GetInt("axis");
     if (axis < 0) axis += rank;
-    return axis == channel_axis && b->ndim() == 1 && b->shape[0] == channels;
+    return lane_axis < 0 && axis == channel_axis && b->ndim() == 1 && b->shape[0] == channels;
   }
   if (!bias.as<ConstantNode>() || b->ndim() > rank || b->ndim() == 0) return false;
   for (int i = 0; i < b->ndim(); ++i) {
     int axis = rank - b->ndim() + i;
-    int64_t want = axis == channel_axis ? channels : 1;
+    int64_t want = axis == channel_axis || axis == lane_axis ? out->shape[axis] : 1;
     if (b->shape[i] != want) return false;
   }
   return true;
@@ -134,11 +136,13 @@ PatternTableEntry MakeChainEntry(const std::string& prefix, const ChainSpec& spe
       if (!Float32Tensor(e)) return false;
     int rank = RankOf(map.at(anchor.get()));
     int channel_axis = kind == AnchorKind::kConv2d ? 1 : rank - 1;
+    int lane_axis = kind == AnchorKind::kConv2d && rank == 5 ? 4 : -1;  // NCHW{x}c
     if (spec.bias) {
       auto it = map.find(bias_add.get());
       if (it == map.end()) it = map.find(bias_plus.get());
       if (it == map.end()) return false;
-      if (!BiasFits(*it->second.as<CallNode>(), map.at(bias.get()), channel_axis)) return false;
+      if (!BiasFits(*it->second.as<CallNode>(), map.at(bias.get()), channel_axis, lane_axis))
+        return false;
     }
     if (spec.sum) {
       const TensorTypeNode* o = Float32Tensor(map.at(other.get()));

@@ -13,6 +13,10 @@ Module MakeDnnlModule(LibraryGraph, std::string symbol, int) {
   TS_THROW(kUnsupported) << "dnnl kernel '" << symbol
                          << "': this runtime was built without oneDNN (TESSERA_WITH_DNNL=OFF)";
 }
+
+std::vector<DnnlStep> DescribeDnnlPlan(const LibraryGraph&) {
+  TS_THROW(kUnsupported) << "this runtime was built without oneDNN (TESSERA_WITH_DNNL=OFF)";
+}
 #endif
 
 #ifndef TESSERA_WITH_BLAS

@@ -75,7 +75,10 @@ int RunViz(const std::vector<std::string>& raw_args) {
   {
     PassContext::Scope scope(ctx);
     if (args.GetAll("--passes").empty()) {
-      mod = PipelineBeforeLowering()(OffloadToLibraries(InferTypes(mod), targets.front()));
+      // As Build does: at opt_level 3 layouts are planned before the libraries partition.
+      const Target& host = targets.front();
+      mod = PipelineBeforeLowering()(
+          OffloadToLibraries(PlanLayoutsForLibraries(InferTypes(mod), host), host));
     } else if (!args.Get("--passes").empty()) {
       mod = ParsePipeline(args.Get("--passes"))(mod);
     }

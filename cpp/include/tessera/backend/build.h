@@ -28,6 +28,13 @@ IRModule LowerForBuild(const IRModule& mod);
 /// options support partitioned out to them (PartitionFor each, in order); `mod` otherwise.
 IRModule OffloadToLibraries(const IRModule& mod, const Target& host);
 
+/// When `host` names libraries and the context enables layout planning (opt_level 3:
+/// AlterOpLayout, PlanLayouts), `mod` simplified and planned as the build pipeline would, so
+/// that the libraries partition the planned graph and their partitions exchange its
+/// channel-blocked tensors with the native kernels; `mod` otherwise. Build runs it before
+/// OffloadToLibraries.
+IRModule PlanLayoutsForLibraries(const IRModule& mod, const Target& host);
+
 /// Compiles `mod` for `targets` (the first one runs the kernels; at least one) under the
 /// current PassContext and returns the executable. With the config key `collage.enable`
 /// set, Collage picks the backend of every kernel among the backends the targets offer

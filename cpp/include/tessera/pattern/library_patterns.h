@@ -32,7 +32,8 @@ std::string ChainLabel(const std::string& prefix, const ChainSpec& spec);
 /// its op (swish as `multiply(x, sigmoid(x))`).
 /// `predicate_check` decides whether the anchor call itself is supported; the returned
 /// entry's predicate also checks float32 everywhere, that a bias really is a per-channel
-/// bias (`nn.bias_add` on the channel axis, or `add` of a constant broadcast along it),
+/// bias (`nn.bias_add` on the channel axis, or `add` of a constant broadcast along it;
+/// for a rank-5 channel-blocked NCHW{x}c convolution, along both channel axes 1 and 4),
 /// and that the residual has the result's shape.
 PatternTableEntry MakeChainEntry(const std::string& prefix, const ChainSpec& spec,
                                  const OpSupportPredicate& anchor_check);

@@ -1,90 +1,114 @@
 // Emitting the oneDNN primitives of a plan: convolution and matmul groups with their
 // post-ops, and single ops (pooling, softmax, norms, eltwise, binary).
+#include "dnnl_layout.h"
 #include "dnnl_plan.h"
 #include "dnnl_util.h"
 #include "tessera/support/error.h"
+#include "tessera/support/logging.h"
 
 namespace tessera::runtime::dnnl_impl {
+
+namespace {
+
+/// Whether oneDNN chose its reference implementation (plain loops, many times slower).
+bool IsReference(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+}  // namespace
 
 void DnnlPlan::EmitConv(const Group& g) {
   const LibraryNode& n = g_.nodes[g.anchor];
   const KernelAttrs& a = n.attrs;
-  auto layout = [&](const char* key, const char* def) {
-    return a.Has(key) ? a.GetString(key) : std::string(def);
-  };
-  if (layout("data_layout", "NCHW") != "NCHW" || layout("kernel_layout", "OIHW") != "OIHW" ||
-      (layout("out_layout", "") != "" && layout("out_layout", "") != "NCHW"))
-    TS_THROW(kUnsupported) << "backend 'dnnl': nn.conv2d needs NCHW data and OIHW weights";
+  auto layout = [&](const char* key) { return a.Has(key) ? a.GetString(key) : std::string(); };
+  std::string data_layout = layout("data_layout"), out_layout = layout("out_layout");
+  int64_t in_block = DataBlock(data_layout);
+  int64_t out_block = DataBlock(out_layout.empty() ? data_layout : out_layout);
+  KernelBlocks kb = ParseKernelBlocks(layout("kernel_layout"));
+  if (in_block < 0 || out_block < 0 || !kb.ok)
+    TS_THROW(kUnsupported) << "backend 'dnnl': nn.conv2d needs NCHW or NCHW{x}c data and OIHW "
+                              "or OIHW{y}i{x}o weights";
+  // Any blocked layout: the data is read and written where it is, in the formats the
+  // layouts say (nChw{x}c); plain NCHW: oneDNN chooses its formats, reorders at the edges.
+  bool blocked = in_block > 0 || out_block > 0 || kb.blocked();
   int src = n.inputs[0], w = n.inputs[1];
   const auto& ws = g_.nodes[w].shape;
   int64_t groups = a.Has("groups") ? a.GetInt("groups") : 1;
   std::vector<int64_t> st = Ints(a, "strides", {1, 1}), dl = Ints(a, "dilation", {1, 1});
   std::vector<int64_t> pad = Pad4(a);
-  memory::dims wdims =
-      groups == 1 ? Dims(ws) : memory::dims{groups, ws[0] / groups, ws[1], ws[2], ws[3]};
-  memory::desc src_any(Dims(g_.nodes[src].shape), dt::f32, tag::any);
-  memory::desc w_any(wdims, dt::f32, tag::any);
-  memory::desc dst = DstDesc(g.out);
+  memory::desc w_user = WeightsDesc(ws, kb, groups);
+  memory::desc src_md = blocked ? DataDesc(g_.nodes[src].shape)
+                                : memory::desc(Dims(g_.nodes[src].shape), dt::f32, tag::any);
+  memory::desc w_any(w_user.dims(), dt::f32, tag::any);
+  memory::desc dst = blocked ? DataDesc(g_.nodes[g.out].shape) : DstDesc(g.out);
   memory::dims strides{st[0], st[1]}, dil{dl[0] - 1, dl[1] - 1};
   memory::dims pl{pad[0], pad[1]}, pr{pad[2], pad[3]};
+  int64_t channels = dst.dims()[1];
   std::vector<int> sums;
+  std::vector<std::pair<int, int>> residuals;
   dnnl::primitive_attr attr = UserScratchpad();
-  attr.set_post_ops(MakePostOps(g, &sums));
-  dnnl::convolution_forward::primitive_desc pd;
-  if (g.bias >= 0) {
-    memory::desc b_md({n.shape[1]}, dt::f32, tag::a);
-    pd = {{dnnl::prop_kind::forward_inference, algorithm::convolution_direct, src_any, w_any, b_md,
-           dst, strides, dil, pl, pr},
-          attr,
-          eng_};
-  } else {
-    pd = {{dnnl::prop_kind::forward_inference, algorithm::convolution_direct, src_any, w_any, dst,
-           strides, dil, pl, pr},
-          attr,
-          eng_};
+  // Blocked: a residual is a binary add read in place (a sum post-op needs it copied into
+  // the destination first, a reorder on every run).
+  attr.set_post_ops(MakePostOps(g, &sums, blocked ? &dst : nullptr, &residuals));
+  auto make = [&](const memory::desc& s, const memory::desc& d) {
+    if (g.bias >= 0)
+      return dnnl::convolution_forward::primitive_desc(
+          {dnnl::prop_kind::forward_inference, algorithm::convolution_direct, s, w_any,
+           memory::desc({channels}, dt::f32, tag::a), d, strides, dil, pl, pr},
+          attr, eng_);
+    return dnnl::convolution_forward::primitive_desc(
+        {dnnl::prop_kind::forward_inference, algorithm::convolution_direct, s, w_any, d, strides,
+         dil, pl, pr},
+        attr, eng_);
+  };
+  dnnl::convolution_forward::primitive_desc pd = make(src_md, dst);
+  if (blocked && IsReference(pd)) {
+    // No fast kernel takes these formats (nChw8c data into nChw16c results, say): one
+    // reorder of the data (then of the result) costs less than oneDNN's reference loops.
+    memory::desc src_any(src_md.dims(), dt::f32, tag::any);
+    pd = make(src_any, dst);
+    if (IsReference(pd)) pd = make(src_any, memory::desc(dst.dims(), dt::f32, tag::any));
+    LogDebug(std::string("dnnl: nn.conv2d in ") + TagName(src_md) + " -> " + TagName(dst) +
+             " has no fast kernel; runs " + pd.impl_info_str() + " with reorders");
   }
   std::unordered_map<int, memory> args;
   args[DNNL_ARG_SRC] = Get(src, pd.src_desc());
-  memory wmem = Get(w);
-  if (groups != 1) {
-    // OIHW is goihw in memory: a grouped view of the same bytes.
-    memory view(Plain(wdims), eng_, wmem.get_data_handle());
-    if (g_.nodes[w].kind == LibraryNode::Kind::kParam)
-      bind_.emplace_back(g_.nodes[w].param, view);
-    else if (g_.nodes[w].kind != LibraryNode::Kind::kConstant)
-      TS_THROW(kUnsupported) << "backend 'dnnl': grouped conv2d weights must be a constant or "
-                                "a parameter";
-    wmem = view;
-    if (view.get_desc() != pd.weights_desc()) {
-      memory out(pd.weights_desc(), eng_);
-      if (g_.nodes[w].kind == LibraryNode::Kind::kConstant) {
-        dnnl::reorder(view, out).execute(stream_, view, out);
-        stream_.wait();
-      } else {
-        steps_.push_back({dnnl::reorder(view, out, UserScratchpad()),
-                          {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, out}},
-                          "reorder weights"});
-      }
-      wmem = out;
-    }
-  } else {
-    wmem = Get(w, pd.weights_desc());
-  }
-  args[DNNL_ARG_WEIGHTS] = wmem;
+  args[DNNL_ARG_WEIGHTS] = ConvWeights(w, w_user, pd.weights_desc());
   if (g.bias >= 0) {
+    // A bias of C values, or a blocked (C/x, 1, 1, x) one: the same bytes in channel order.
     memory b = Get(g.bias);
     args[DNNL_ARG_BIAS] =
-        memory(memory::desc({n.shape[1]}, dt::f32, tag::a), eng_, b.get_data_handle());
+        memory(memory::desc({channels}, dt::f32, tag::a), eng_, b.get_data_handle());
   }
   memory out = Define(g.out, pd.dst_desc());
-  for (int s : sums) {
+  for (int s : sums) {  // (plain NCHW only: blocked residuals are binary post-ops)
     memory r = Get(s);
     steps_.push_back({dnnl::reorder(r, out, UserScratchpad()),
                       {{DNNL_ARG_FROM, r}, {DNNL_ARG_TO, out}},
                       "residual into conv2d dst"});
   }
+  for (auto [index, node] : residuals)
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1] = Get(node, dst);
   args[DNNL_ARG_DST] = out;
   steps_.push_back({dnnl::convolution_forward(pd), std::move(args), "conv2d"});
+}
+
+memory DnnlPlan::ConvWeights(int w, const memory::desc& user, const memory::desc& want) {
+  // The node's plain bytes, described as the kernel layout says (OIHW as goihw when grouped,
+  // OIHW{y}i{x}o as OIhw{y}i{x}o or Goihw{x}g).
+  memory plain = Get(w, PlainDesc(w));
+  memory view = Alias(plain, user);
+  if (user == want) return view;
+  memory out(want, eng_);
+  if (g_.nodes[w].kind == LibraryNode::Kind::kConstant) {
+    dnnl::reorder(view, out).execute(stream_, view, out);  // once, here
+    stream_.wait();
+  } else {
+    steps_.push_back({dnnl::reorder(view, out, UserScratchpad()),
+                      {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, out}},
+                      "reorder weights"});
+  }
+  return out;
 }
 
 void DnnlPlan::EmitMatmul(const Group& g) {
@@ -176,6 +200,24 @@ void DnnlPlan::EmitMatmul(const Group& g) {
   steps_.push_back({dnnl::matmul(pd), std::move(args), n.op});
 }
 
+namespace {
+
+/// A binary op on 5-D NCHW{x}c tensors as oneDNN's logical 4-D one in nChw{x}c, when the
+/// second operand `yd` has all the channels, (.., C/x, .., x): a per-channel constant or a
+/// whole tensor. As plain 5-D, a per-channel broadcast over axes 1 and 4 falls to oneDNN's
+/// reference kernel; blocked, it is the fast per-channel case. (Broadcasts across channels,
+/// a scalar say, stay plain 5-D, which oneDNN runs fast: in nChw{x}c a one-channel operand
+/// would be padded to x channels, more bytes than it has.)
+void BlockedBinary(const memory::dims& od, const memory::dims& yd, memory::desc* x_md,
+                   memory::desc* y_md, memory::desc* o_md) {
+  if (od.size() != 5 || yd[4] != od[4] || yd[1] != od[1]) return;
+  *y_md = DataDesc(std::vector<int64_t>(yd.begin(), yd.end()));
+  *x_md = DataDesc(std::vector<int64_t>(od.begin(), od.end()));
+  *o_md = *x_md;
+}
+
+}  // namespace
+
 void DnnlPlan::EmitSingle(int id) {
   const LibraryNode& n = g_.nodes[id];
   const KernelAttrs& a = n.attrs;
@@ -214,25 +256,44 @@ void DnnlPlan::EmitSingle(int id) {
     if (xd != od)
       TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op
                              << " broadcasts its first input, which oneDNN binary cannot";
-    memory xm = View(x, Plain(xd));
-    memory ym = View(y, Plain(yd));
-    dnnl::binary::primitive_desc pd({alg, Plain(xd), Plain(yd), Plain(od)}, UserScratchpad(), eng_);
+    memory::desc x_md = Plain(xd), y_md = Plain(yd), o_md = Plain(od);
+    BlockedBinary(od, yd, &x_md, &y_md, &o_md);
+    memory xm = View(x, x_md);
+    memory ym = View(y, y_md);
+    dnnl::binary::primitive_desc pd({alg, x_md, y_md, o_md}, UserScratchpad(), eng_);
     memory out = Define(id, pd.dst_desc());
     steps_.push_back({dnnl::binary(pd),
                       {{DNNL_ARG_SRC_0, xm}, {DNNL_ARG_SRC_1, ym}, {DNNL_ARG_DST, out}},
                       n.op});
     return;
   }
-  auto check_layout = [&](const char* key) {
-    if (a.Has(key) && a.GetString(key) != "NCHW" && !a.GetString(key).empty())
-      TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op << " supports NCHW only";
+  if (n.op == "layout_transform") {
+    // NCHW <-> NCHW{x}c: the same logical tensor, so no primitive here; the result is the
+    // input's memory as 4-D logical NCHW, and whoever reads it in another format reorders
+    // (once: the result's reorders are cached like any node's).
+    if (DataBlock(a.Has("src_layout") ? a.GetString("src_layout") : "x") < 0 ||
+        DataBlock(a.Has("dst_layout") ? a.GetString("dst_layout") : "x") < 0)
+      TS_THROW(kUnsupported) << "backend 'dnnl': layout_transform needs src_layout and "
+                                "dst_layout, NCHW or NCHW{x}c";
+    int in = n.inputs[0];
+    memory m = Get(in);
+    if (m.get_desc().dims().size() == 5) m = Get(in, DataDesc(g_.nodes[in].shape));
+    mem_[id] = m;
+    return;
+  }
+  auto block_of = [&](const char* key) {
+    int64_t x = DataBlock(a.Has(key) ? a.GetString(key) : "");
+    if (x < 0)
+      TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op << " supports NCHW and NCHW{x}c only";
+    return x;
   };
   bool global = n.op == "nn.global_avg_pool2d" || n.op == "nn.global_max_pool2d";
   if (n.op == "nn.max_pool2d" || n.op == "nn.avg_pool2d" || global) {
-    check_layout("layout");
-    check_layout("out_layout");
+    // Blocked (NCHW{x}c): read and written in place as nChw{x}c.
+    bool blocked = block_of("layout") > 0 || block_of("out_layout") > 0;
     const auto& is = g_.nodes[n.inputs[0]].shape;
-    if (is.size() != 4) TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op << " needs 4-D";
+    if (is.size() != (blocked ? 5u : 4u))
+      TS_THROW(kUnsupported) << "backend 'dnnl': " << n.op << " needs 4-D data (5-D blocked)";
     std::vector<int64_t> k =
         global ? std::vector<int64_t>{is[2], is[3]} : Ints(a, "pool_size", {1, 1});
     std::vector<int64_t> st = global ? std::vector<int64_t>{1, 1} : Ints(a, "strides", {1, 1});
@@ -247,11 +308,13 @@ void DnnlPlan::EmitSingle(int id) {
     alg = max ? algorithm::pooling_max
               : (Bool(a, "count_include_pad", false) ? algorithm::pooling_avg_include_padding
                                                      : algorithm::pooling_avg_exclude_padding);
-    memory src = Get(n.inputs[0]);
+    memory src = blocked ? Get(n.inputs[0], DataDesc(is)) : Get(n.inputs[0]);
+    memory::desc dst_md =
+        blocked ? DataDesc(n.shape) : memory::desc(Dims(n.shape), dt::f32, tag::any);
     dnnl::pooling_v2_forward::primitive_desc pd({fwd,
                                                  alg,
                                                  src.get_desc(),
-                                                 memory::desc(Dims(n.shape), dt::f32, tag::any),
+                                                 dst_md,
                                                  {st[0], st[1]},
                                                  {k[0], k[1]},
                                                  {dl[0] - 1, dl[1] - 1},

@@ -22,7 +22,8 @@ class DnnlModule : public ModuleNode {
     // One plan up front (it also reports a partition oneDNN rejects, at build time).
     Plan first = BuildPlan(num_threads_ > 0 ? num_threads_ : omp_get_num_procs());
     LogDebug("dnnl: @" + symbol_ + " as " + std::to_string(first.plan->num_steps()) +
-             " primitive(s)");
+             " primitive(s), " + std::to_string(first.plan->num_run_reorders()) +
+             " of them reorders");
     plans_.Put(std::move(first));
   }
 
@@ -95,6 +96,10 @@ std::string DnnlVersion() {
   const dnnl_version_t* v = dnnl_version();
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
          " (commit " + v->hash + ", cpu runtime " + std::to_string(v->cpu_runtime) + ")";
+}
+
+std::vector<DnnlStep> DescribeDnnlPlan(const LibraryGraph& graph) {
+  return dnnl_impl::DnnlPlan(graph).Describe();
 }
 
 Module MakeDnnlModule(LibraryGraph graph, std::string symbol, int num_threads) {

@@ -1,8 +1,11 @@
 // A oneDNN plan from a library graph: anchor ops (conv2d, dense, matmul, batch_matmul)
 // grouped with bias and post-ops, memories and reorders only where needed, and running
 // (the primitives themselves are emitted in dnnl_emit.cc).
+#include <oneapi/dnnl/dnnl_debug.h>
+
 #include <algorithm>
 
+#include "dnnl_layout.h"
 #include "dnnl_plan.h"
 #include "dnnl_util.h"
 #include "tessera/support/error.h"
@@ -69,19 +72,69 @@ memory DnnlPlan::Get(int node) {
   return m;
 }
 
+std::string DnnlPlan::NodeName(int node) const {
+  const LibraryNode& n = g_.nodes[node];
+  if (n.kind == LibraryNode::Kind::kParam) return "parameter " + std::to_string(n.param);
+  if (n.kind == LibraryNode::Kind::kConstant) return "a constant";
+  return n.op;
+}
+
+bool DnnlPlan::SameBytes(int node, const memory::desc& a, const memory::desc& b) const {
+  if (a == b) return true;
+  const std::vector<int64_t>& shape = g_.nodes[node].shape;
+  if (shape.size() != 5) return false;
+  memory::desc plain = PlainDesc(node), blocked = DataDesc(shape);
+  return (a == plain && b == blocked) || (a == blocked && b == plain);
+}
+
+memory DnnlPlan::Alias(const memory& base, const memory::desc& desc) {
+  memory view(desc, eng_, base.get_data_handle());
+  for (size_t i = 0, n = bind_.size(); i < n; ++i)
+    if (bind_[i].second.get() == base.get()) {
+      bind_.emplace_back(bind_[i].first, view);
+      break;
+    }
+  return view;
+}
+
 memory DnnlPlan::Get(int node, const memory::desc& desc) {
   memory base = Get(node);
   if (base.get_desc() == desc) return base;
   for (auto& [d, m] : alt_[node])
     if (d == desc) return m;
-  memory out(desc, eng_);
+  memory out;
+  const std::vector<int64_t>& shape = g_.nodes[node].shape;
+  if (SameBytes(node, base.get_desc(), desc)) {
+    // A blocked tensor seen as 5-D plain or as nChw{x}c: the same bytes, no reorder.
+    out = Alias(base, desc);
+    alt_[node].emplace_back(desc, out);
+    return out;
+  }
+  if (shape.size() == 5 && base.get_desc().dims().size() != desc.dims().size()) {
+    // Between a 5-D blocked tensor's plain bytes and a 4-D format, oneDNN reorders only
+    // by the logical dims: through the tensor's nChw{x}c view, an alias of its bytes.
+    memory logical = Get(node, DataDesc(shape));
+    if (desc.dims().size() == 4) {
+      base = logical;
+      if (base.get_desc() == desc) return base;
+    } else {
+      if (desc != PlainDesc(node))
+        TS_THROW(kInternal) << "dnnl: node " << node << " wanted in a 5-D format other than plain";
+      out = Alias(logical, desc);
+      alt_[node].emplace_back(desc, out);
+      return out;
+    }
+  }
   if (g_.nodes[node].kind == LibraryNode::Kind::kConstant) {
     // Weights and other constants are reordered once, here.
+    out = memory(desc, eng_);
     dnnl::reorder(base, out).execute(stream_, base, out);
     stream_.wait();
   } else {
-    steps_.push_back(
-        {dnnl::reorder(base, out, UserScratchpad()), {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}}, "reorder"});
+    out = memory(desc, eng_);
+    steps_.push_back({dnnl::reorder(base, out, UserScratchpad()),
+                      {{DNNL_ARG_FROM, base}, {DNNL_ARG_TO, out}},
+                      "reorder of " + NodeName(node)});
   }
   alt_[node].emplace_back(desc, out);
   return out;
@@ -89,7 +142,7 @@ memory DnnlPlan::Get(int node, const memory::desc& desc) {
 
 memory DnnlPlan::Define(int node, const memory::desc& desc) {
   memory m;
-  if (IsOutput(node) && desc == PlainDesc(node)) {
+  if (IsOutput(node) && SameBytes(node, desc, PlainDesc(node))) {
     m = memory(desc, eng_, DNNL_MEMORY_NONE);
     for (size_t j = 0; j < g_.outputs.size(); ++j)
       if (g_.outputs[j] == node) {
@@ -103,10 +156,15 @@ memory DnnlPlan::Define(int node, const memory::desc& desc) {
   return m;
 }
 
-dnnl::post_ops DnnlPlan::MakePostOps(const Group& g, std::vector<int>* sum_srcs) {
+dnnl::post_ops DnnlPlan::MakePostOps(const Group& g, std::vector<int>* sum_srcs,
+                                     const memory::desc* residual_md,
+                                     std::vector<std::pair<int, int>>* binary_srcs) {
   dnnl::post_ops po;
   for (const PostOp& p : g.post) {
-    if (p.sum_src >= 0) {
+    if (p.sum_src >= 0 && residual_md) {
+      binary_srcs->emplace_back(po.len(), p.sum_src);
+      po.append_binary(algorithm::binary_add, *residual_md);
+    } else if (p.sum_src >= 0) {
       po.append_sum(1.f);
       sum_srcs->push_back(p.sum_src);
     } else {
@@ -114,6 +172,12 @@ dnnl::post_ops DnnlPlan::MakePostOps(const Group& g, std::vector<int>* sum_srcs)
     }
   }
   return po;
+}
+
+size_t DnnlPlan::num_run_reorders() const {
+  size_t n = 0;
+  for (const Step& s : steps_) n += s.prim.get_kind() == dnnl::primitive::kind::reorder;
+  return n;
 }
 
 bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
@@ -124,8 +188,11 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
   if (!first && !second) return false;
   const LibraryNode& anchor = g_.nodes[g.anchor];
   bool conv = anchor.op == "nn.conv2d";
-  int64_t channels = conv ? anchor.shape[1] : anchor.shape.back();
   int rank = static_cast<int>(anchor.shape.size());
+  // A blocked (NCHW{x}c) result has its channels on axes 1 and 4.
+  bool blocked = conv && rank == 5;
+  int64_t channels =
+      conv ? (blocked ? anchor.shape[1] * anchor.shape[4] : anchor.shape[1]) : anchor.shape.back();
   // swish: multiply(x, sigmoid(x)) with x used by exactly those two.
   if (n.op == "sigmoid" && first && cur.uses == 2) {
     for (size_t j = id + 1; j < g_.nodes.size(); ++j) {
@@ -153,9 +220,11 @@ bool DnnlPlan::TryFuse(Group& g, int id, std::vector<bool>& consumed) {
       if (axis < 0) axis += rank;
       ok = numel == channels && axis == (conv ? 1 : rank - 1);
     } else if (n.op == "add" && numel == channels && b.shape.size() <= static_cast<size_t>(rank)) {
-      // A constant broadcast along the channel axis (conv) or the last axis.
+      // A constant broadcast along the channel axis (conv) or the last axis; blocked, along
+      // both channel axes, (1, C/x, 1, 1, x): its bytes are the C values in channel order.
       memory::dims d = AlignRank(Dims(b.shape), rank);
-      ok = d[conv ? 1 : rank - 1] == channels;
+      ok = blocked ? d[1] == anchor.shape[1] && d[4] == anchor.shape[4]
+                   : d[conv ? 1 : rank - 1] == channels;
     }
     if (ok) {
       g.bias = n.inputs[1];
@@ -205,6 +274,15 @@ void CheckNode(const LibraryGraph& g, int id) {
     if (std::find(sizes.begin(), sizes.end(), k) == sizes.end())
       TS_NODE_FAIL << "attribute '" << key << "' has " << k << " value(s)";
   };
+  // A value in data layout `layout` (when the module knows it): 4-D NCHW, or 5-D NCHW{x}c
+  // with x lanes, so that its descs cover exactly its bytes.
+  auto data_block = [&](int node, const std::string& layout) {
+    const std::vector<int64_t>& s = node == id ? n.shape : g.nodes[static_cast<size_t>(node)].shape;
+    int64_t x = DataBlock(layout);
+    if (x >= 0 && (s.size() != (x > 0 ? 5u : 4u) || (x > 0 && s[4] != x)))
+      TS_NODE_FAIL << "a value of shape " << ShapeToString(s) << " is not in layout '" << layout
+                   << "'";
+  };
   inputs(1);
   if (n.attrs.Has("axis")) {
     int64_t axis = n.attrs.GetInt("axis"), r = static_cast<int64_t>(n.shape.size());
@@ -213,15 +291,35 @@ void CheckNode(const LibraryGraph& g, int id) {
   const std::string& op = n.op;
   if (op == "nn.conv2d") {
     inputs(2);
-    rank(n.inputs[0], 4, 4), rank(n.inputs[1], 4, 4), rank(id, 4, 4);
+    rank(n.inputs[0], 4, 5), rank(n.inputs[1], 4, 6), rank(id, 4, 5);
     list("strides", {2}), list("dilation", {2}), list("padding", {1, 2, 4});
+    std::string data = n.attrs.Has("data_layout") ? n.attrs.GetString("data_layout") : "";
+    std::string out = n.attrs.Has("out_layout") ? n.attrs.GetString("out_layout") : "";
+    data_block(n.inputs[0], data), data_block(id, out.empty() ? data : out);
+    const std::vector<int64_t>& ws = g.nodes[static_cast<size_t>(n.inputs[1])].shape;
+    KernelBlocks kb =
+        ParseKernelBlocks(n.attrs.Has("kernel_layout") ? n.attrs.GetString("kernel_layout") : "");
+    if (kb.ok && (ws.size() != (kb.blocked() ? 6u : 4u) ||
+                  (kb.blocked() && (ws[4] != kb.i || ws[5] != kb.o))))
+      TS_NODE_FAIL << "weights of shape " << ShapeToString(ws) << " are not in its kernel layout";
     int64_t groups = n.attrs.Has("groups") ? n.attrs.GetInt("groups") : 1;
-    if (groups < 1 || g.nodes[static_cast<size_t>(n.inputs[1])].shape[0] % groups != 0)
+    int64_t out_channels = ws[0] * (ws.size() == 6 ? ws[5] : 1);
+    if (groups < 1 || out_channels % groups != 0)
       TS_NODE_FAIL << "groups " << groups << " do not divide the output channels";
   } else if (op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d" ||
              op == "nn.global_max_pool2d") {
-    rank(n.inputs[0], 4, 4), rank(id, 4, 4);
+    rank(n.inputs[0], 4, 5), rank(id, 4, 5);
+    std::string layout = n.attrs.Has("layout") ? n.attrs.GetString("layout") : "";
+    std::string out = n.attrs.Has("out_layout") ? n.attrs.GetString("out_layout") : "";
+    data_block(n.inputs[0], layout), data_block(id, out.empty() ? layout : out);
     list("pool_size", {2}), list("strides", {2}), list("dilation", {2}), list("padding", {1, 2, 4});
+  } else if (op == "layout_transform") {
+    rank(n.inputs[0], 4, 5), rank(id, 4, 5);
+    std::string src = n.attrs.Has("src_layout") ? n.attrs.GetString("src_layout") : "";
+    std::string dst = n.attrs.Has("dst_layout") ? n.attrs.GetString("dst_layout") : "";
+    data_block(n.inputs[0], src), data_block(id, dst);
+    if (LogicalNCHW(g.nodes[static_cast<size_t>(n.inputs[0])].shape) != LogicalNCHW(n.shape))
+      TS_NODE_FAIL << "converts between tensors of other logical shapes";
   } else if (op == "nn.dense" || op == "nn.matmul" || op == "nn.batch_matmul") {
     inputs(2);
     rank(n.inputs[0], 2, 8), rank(n.inputs[1], 2, 8), rank(id, 2, 8);
@@ -275,10 +373,13 @@ void DnnlPlan::Compile() {
     if (bound) continue;
     // A result in a blocked format (or repeated): reorder into the caller's buffer.
     memory src = Get(node);
-    memory dst(PlainDesc(node), eng_, DNNL_MEMORY_NONE);
+    // A blocked result computed in another 4-D format goes out as its nChw{x}c view.
+    bool logical = g_.nodes[node].shape.size() == 5 && src.get_desc().dims().size() == 4;
+    memory dst(logical ? DataDesc(g_.nodes[node].shape) : PlainDesc(node), eng_, DNNL_MEMORY_NONE);
     bind_.emplace_back(g_.num_params + static_cast<int>(j), dst);
-    steps_.push_back(
-        {dnnl::reorder(src, dst, UserScratchpad()), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, "reorder to result"});
+    steps_.push_back({dnnl::reorder(src, dst, UserScratchpad()),
+                      {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}},
+                      "reorder of " + NodeName(node) + " into the result"});
   }
 }
 
@@ -301,6 +402,30 @@ memory DnnlPlan::View(int node, const memory::desc& desc) {
       break;
     }
   return view;
+}
+
+std::vector<DnnlStep> DnnlPlan::Describe() const {
+  std::vector<DnnlStep> out;
+  for (const Step& s : steps_) {
+    DnnlStep d;
+    const_dnnl_primitive_desc_t pd = s.prim.get_primitive_desc();
+    const char* impl = nullptr;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl)
+      d.impl = impl;
+    d.kind = dnnl_prim_kind2str(static_cast<dnnl_primitive_kind_t>(s.prim.get_kind()));
+    d.what = s.what;
+    auto format = [&](std::initializer_list<int> args) {
+      for (int a : args) {
+        auto it = s.args.find(a);
+        if (it != s.args.end()) return TagName(it->second.get_desc());
+      }
+      return std::string();
+    };
+    d.src_format = format({DNNL_ARG_SRC, DNNL_ARG_SRC_0});
+    d.dst_format = format({DNNL_ARG_DST});
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 void DnnlPlan::Run(void* const* buffers) {
