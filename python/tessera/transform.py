@@ -13,7 +13,7 @@ import keyword
 from . import _core, _passes
 from ._pass_factory import registered_pass as _registered_pass
 from ._passes import *  # noqa: F401,F403  (a factory per registered pass)
-from .error import TesseraTypeError
+from .error import TesseraTypeError, TesseraValueError
 
 PassInfo = _core.PassInfo
 PassContext = _core.PassContext
@@ -252,11 +252,29 @@ def ConvertLayout(desired_layouts):  # noqa: N802 - TVM's name
     if isinstance(desired_layouts, str):
         return get_pass("ConvertLayout", desired_layouts=desired_layouts)
     if isinstance(desired_layouts, dict):
-        entries = [[op] + list(layouts) for op, layouts in desired_layouts.items()]
+        entries = [[op] + ([layouts] if isinstance(layouts, str) else list(layouts))
+                   for op, layouts in desired_layouts.items()]
     else:
         entries = [list(e) for e in desired_layouts]
+    if not entries:
+        raise TesseraValueError("ConvertLayout needs at least one op and its layouts, e.g. "
+                                "{'nn.conv2d': ['NHWC', 'HWIO']}")
     text = ";".join(e[0] + ":" + ",".join(e[1:]) for e in entries)
     return get_pass("ConvertLayout", desired_layouts=text)
 
 
-__all__ += ["ConvertLayout"]
+def FreezeLayouts(frozen_layouts):  # noqa: N802 - the pass's name
+    """ConvertLayout with index maps: ``{"nn.conv2d": [data_map, weight_map, result_map]}``
+    (``tessera.layout.IndexMap`` objects or their text; ``None`` keeps that tensor's
+    layout): each call becomes a frozen call_tir of the op's PrimFunc transformed by the
+    maps. The pipeline's text form ``"op:map|map|map;..."`` is accepted too."""
+    if isinstance(frozen_layouts, str):
+        return get_pass("FreezeLayouts", frozen_layouts=frozen_layouts)
+    if not frozen_layouts:
+        raise TesseraValueError("FreezeLayouts needs at least one op and its maps")
+    text = ";".join(op + ":" + "|".join("" if m is None else str(m) for m in maps)
+                    for op, maps in dict(frozen_layouts).items())
+    return get_pass("FreezeLayouts", frozen_layouts=text)
+
+
+__all__ += ["ConvertLayout", "FreezeLayouts"]

@@ -122,6 +122,27 @@ def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
 })IR");
 }
 
+TEST(PlanLayouts, APaddedRoundTripIsNotCancelled) {
+  // NCHW -> NCHW4c -> NCHW of 6 channels gives 8: the map pair is the identity on the
+  // input's indices, but the padding lanes are part of the result.
+  const char* text = R"IR(
+def @main(%x: Tensor[(1, 6, 2, 2), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW4c");
+  layout_transform(%0, src_layout="NCHW4c", dst_layout="NCHW")
+})IR";
+  CheckPass(PlanLayouts(), text, text);
+  CheckPass(SimplifyLayoutTransforms(), text, text);
+}
+
+TEST(PlanLayouts, FrozenTransformsStay) {
+  const char* text = R"IR(
+def @main(%x: Tensor[(1, 8, 2, 2), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW4c", frozen_layout=True);
+  layout_transform(%0, src_layout="NCHW4c", dst_layout="NCHW")
+})IR";
+  CheckPass(PlanLayouts(), text, text);
+}
+
 TEST(PlanLayouts, LeavesKernelsAlone) {
   // A Primitive function is a kernel already: its transforms are its own business.
   const char* text = R"IR(
@@ -293,6 +314,19 @@ def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(4, 8, 1, 1), float32],
   EXPECT_EQ(CountOpCalls(planned, "layout_transform"), 2) << Text(planned);
 }
 
+TEST(PlanLayouts, ConcatenationOfSingleBlockPartsToTheOutput) {
+  // Each part is one channel block: an inverse computed on a part's shape alone would send
+  // every channel to block 0, so the transforms must not move past the concatenation.
+  BlockedAndPlanned(R"IR(
+def @main(%x: Tensor[(1, 4, 4, 4), float32], %w1: Tensor[(4, 4, 1, 1), float32],
+          %w2: Tensor[(4, 4, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1);
+  %1 = nn.conv2d(%x, %w2);
+  concatenate((%0, %1), axis=1)
+})IR",
+                    {"w1", "w2"});
+}
+
 TEST(PlanLayouts, ConcatenationOfPartsTheBlockDoesNotDivide) {
   // 6 output channels in NCHW4c: the conv's result is padded to 8 and cropped back; the
   // concatenation cannot stay blocked, and the numbers must not change.
@@ -417,6 +451,13 @@ TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {
   ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHW", "OIHW", "NCHW", "X"}}}); },
               ErrorKind::kValue, "takes 1 to 3 layouts");
   ExpectError([] { ConvertLayout({{"nn.conv2d", {"NCHW4x"}}}); }, ErrorKind::kValue, "NCHW4x");
+  // Layouts the op cannot take together are the caller's mistake, named by ConvertLayout.
+  IRModule three = InferTypes(ParseModule(R"IR(
+def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(16, 3, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
+})IR"));
+  ExpectError([&] { ConvertLayout({{"nn.conv2d", {"NCHW4c", "default"}}})(three); },
+              ErrorKind::kValue, "cannot take layouts [NCHW4c, default]");
   ExpectError([] { AlterOpLayout("dnnl"); }, ErrorKind::kValue,
               "target 'dnnl' declares no preferred layouts");
   ExpectError([] { GetPass("ConvertLayout", Attrs{{"desired_layouts", "nn.conv2d"}}); },

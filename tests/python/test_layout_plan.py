@@ -67,3 +67,19 @@ def test_bad_desired_layouts_are_value_errors():
         transform.ConvertLayout("nn.conv2d")
     with pytest.raises(TesseraValueError, match="declares no preferred layouts"):
         transform.AlterOpLayout(target="dnnl")
+
+
+def test_freeze_layouts_takes_index_maps_by_op():
+    from tessera.layout import IndexMap
+    mod = two_convs()
+    x = randn(1, 8, 8, 8, seed=9)
+    data = IndexMap.from_layouts("NCHW", "NCHW4c")
+    weight = IndexMap.from_func(lambda o, i, h, w: (o // 4, h, w, i, o % 4))
+    frozen = transform.FreezeLayouts({"nn.conv2d": [data, weight, data]})(mod)
+    assert count(frozen, "call_tir") == 2 and "frozen_layout=True" in str(frozen)
+    np.testing.assert_allclose(tessera.run(frozen, x=x), tessera.run(mod, x=x),
+                               rtol=1e-4, atol=1e-4)
+    with pytest.raises(TesseraValueError, match="at least one op"):
+        transform.ConvertLayout({})
+    # A single layout may be given as a string.
+    assert "NHWC" in str(transform.ConvertLayout({"nn.conv2d": "NHWC"})(mod))

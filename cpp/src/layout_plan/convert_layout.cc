@@ -69,13 +69,19 @@ class Converter : public ExprMutator {
     Attrs attrs = call->attrs;
     std::vector<Expr> args = call->args;
     bool changed = false;
+    // The operands' types after the transforms, to check the converted call below.
+    std::vector<Type> arg_types;
+    for (const Expr& a : orig->args) arg_types.push_back(a->checked_type());
     for (size_t k = 0; k < slots->attrs.size() && k < want->size(); ++k) {
       const std::string& layout = (*want)[k];
       const std::string old = call->attrs.GetString(slots->attrs[k]);
       if (layout == "default" || layout == old) continue;
       // Zero is the right fill for the padded channels of a convolution's operands.
-      args[slots->operands[k]] = MakeLayoutTransform(args[slots->operands[k]],
-                                                     IndexMap::FromLayouts(old, layout), 0.0);
+      const size_t operand = static_cast<size_t>(slots->operands[k]);
+      IndexMap map = IndexMap::FromLayouts(old, layout);
+      args[operand] = MakeLayoutTransform(args[operand], map, 0.0);
+      const auto* tt = arg_types[operand].as<TensorTypeNode>();
+      if (tt) arg_types[operand] = MakeTensorType(map.MapShape(tt->shape), tt->dtype);
       attrs.Set(slots->attrs[k], layout);
       changed = true;
     }
@@ -90,6 +96,18 @@ class Converter : public ExprMutator {
       attrs.Set("out_layout", new_result == attrs.GetString(data_attr) ? "" : new_result);
     attrs.Set("frozen_layout", true);
     Expr converted = MakeOpCall(name, args, attrs);
+    // A combination the op cannot take (a padded data layout with the kernel's left as it
+    // was, a depthwise conv with dense blocked weights) is the caller's mistake: say so
+    // here rather than as a type error after the pass.
+    try {
+      const auto* c = converted.as<CallNode>();
+      OpRegistry::Global().Get(name).type_rel(arg_types, c->attrs, c->type_args);
+    } catch (const Error& e) {
+      std::string layouts;
+      for (const std::string& l : *want) layouts += (layouts.empty() ? "" : ", ") + l;
+      TS_THROW(kValue) << "ConvertLayout: op '" << name << "' cannot take layouts [" << layouts
+                       << "] here: " << e.what();
+    }
     Expr back = MakeLayoutTransform(converted, IndexMap::FromLayouts(new_result, old_result));
     IndexMap there = IndexMap::FromLayouts(old_result, new_result);
     IndexMap back_map = IndexMap::FromLayouts(new_result, old_result);

@@ -91,7 +91,7 @@ void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
                       return AlterOpLayout(options.GetString("target"));
                     }});
   passes.push_back({"PlanLayouts",
-                    "flows layout rewrites backward through ops, cancels and folds them",
+                    "moves layout rewrites through ops (backward, and forward past shared values), cancels and folds them",
                     {},
                     [](const Attrs&) { return PlanLayouts(); }});
   passes.push_back({"SimplifyLayoutTransforms",

@@ -101,6 +101,7 @@ class Planner {
     double removed = 0;
     for (const Expr& arg : FlowOperands(call)) {
       const auto* lt = AsOpCall(arg, "layout_transform");
+      if (lt && IsFrozen(lt)) continue;
       auto shape = lt ? ShapeOf(arg) : std::nullopt;
       auto u_shape = lt ? ShapeOf(lt->args[0]) : std::nullopt;
       // Same rank as the result: elementwise operands, or a pool's input (whose layout map
@@ -117,7 +118,13 @@ class Planner {
       if (uses_[arg.get()] == 1) removed += BytesOf(*shape, arg);
     }
     if (!n.defined() || removed == 0) return std::nullopt;
-    auto flow = FlowThrough(call, n.Inverse(in_shape));
+    // An inverse is computed on one shape and may use it (an axis of extent 1 becomes the
+    // constant 0), so it must be checked to be the inverse on the result's shape too.
+    IndexMap inverse = n.Inverse(in_shape);
+    if (!inverse.IsBijective(*out_shape) ||
+        !inverse.ComposeWith(n).IsIdentity(*out_shape))
+      return std::nullopt;
+    auto flow = FlowThrough(call, inverse);
     if (!flow) return std::nullopt;
     double cost = BytesOf(*out_shape, e);
     for (size_t i = 0; i < flow->operands.size(); ++i)
@@ -218,10 +225,12 @@ class Planner {
       plan.choice = Choice::kConstant;
       plan.cost = 0;
     } else if (depth < kMaxFlowDepth) {
-      if (const auto* lt = AsOpCall(v, "layout_transform")) {
+      if (const auto* lt = AsOpCall(v, "layout_transform"); lt && !IsFrozen(lt)) {
         auto u_shape = ShapeOf(lt->args[0]);
         IndexMap n = TransformMap(lt);
-        if (u_shape && n.IsBijective(*u_shape)) {
+        // (The composition must also give the shape the two transforms give.)
+        if (u_shape && n.IsBijective(*u_shape) &&
+            n.ComposeWith(m).MapShape(*u_shape) == m.MapShape(*shape)) {
           IndexMap composed = n.ComposeWith(m);
           double c = Cost(lt->args[0], composed, depth + 1);
           if (c < plan.cost) {
@@ -307,7 +316,7 @@ Expr FlowRound(const Function& func, bool* changed) {
   std::unordered_map<const ExprNode*, Expr> replacements;
   for (const Expr& e : nodes) {
     const auto* lt = AsOpCall(e, "layout_transform");
-    if (!lt) continue;
+    if (!lt || IsFrozen(lt)) continue;
     auto shape = ShapeOf(lt->args[0]);
     if (!shape) continue;
     IndexMap m = TransformMap(lt);

@@ -74,14 +74,17 @@ class LayoutSimplifier : public ExprMutator {
   Expr Simplify(const CallNode* call) {
     const std::string& name = call->op()->name;
     Expr self(call);
+    if (IsFrozen(call)) return self;
     if (auto folded = FoldConstantLayoutOp(call)) return *folded;
     const Expr& x = call->args[0];
     auto x_shape = ShapeOf(x);
     if (!x_shape) return self;
     if (name == "layout_transform") {
       IndexMap m = TransformMap(call);
-      if (m.IsIdentity(*x_shape)) return x;
-      if (const auto* inner = AsOpCall(x, "layout_transform")) {
+      auto out_shape = ShapeOf(self);
+      if (!out_shape) return self;
+      if (m.IsIdentity(*x_shape) && *out_shape == *x_shape) return x;
+      if (const auto* inner = AsOpCall(x, "layout_transform"); inner && !IsFrozen(inner)) {
         auto u_shape = ShapeOf(inner->args[0]);
         if (!u_shape) return self;
         IndexMap n = TransformMap(inner);
@@ -89,6 +92,9 @@ class LayoutSimplifier : public ExprMutator {
         bool m_bijective = m.IsBijective(*x_shape);
         if (!n_bijective && !m_bijective) return self;
         IndexMap composed = n.ComposeWith(m);
+        // Identity on the domain is not enough when the pair padded: the padding lanes are
+        // part of the result (NCHW -> NCHW4c -> NCHW of 6 channels gives 8).
+        if (composed.MapShape(*u_shape) != *out_shape) return self;
         if (composed.IsIdentity(*u_shape)) return inner->args[0];
         const AttrValue& pad = n_bijective ? call->attrs.Get("pad_value")
                                            : inner->attrs.Get("pad_value");
