@@ -9,7 +9,6 @@ __all__ = [
     'EliminateCommonSubexpr',
     'FoldConstant',
     'FoldScaleAxis',
-    'FreezeLayouts',
     'FuseOps',
     'HoistLayoutRewrite',
     'InferType',
@@ -79,16 +78,6 @@ def FoldScaleAxis():  # noqa: N802 - the pass's name
     Returns the registered pass (``tessera.transform.get_pass``).
     """
     return _registered_pass('FoldScaleAxis', locals())
-
-
-def FreezeLayouts(frozen_layouts=''):  # noqa: N802 - the pass's name
-    """gives listed ops index-map layouts as frozen call_tir of transformed PrimFuncs
-
-        frozen_layouts (string, default ''): op:map|map|... entries separated by ';' (operand maps, then the result's; an empty map keeps one)
-
-    Returns the registered pass (``tessera.transform.get_pass``).
-    """
-    return _registered_pass('FreezeLayouts', locals())
 
 
 def FuseOps(max_depth=256):  # noqa: N802 - the pass's name
@@ -190,7 +179,7 @@ def PartitionGraph():  # noqa: N802 - the pass's name
 
 
 def PlanLayouts():  # noqa: N802 - the pass's name
-    """flows layout rewrites backward through ops, cancels and folds them
+    """moves layout rewrites through ops (backward, and forward past shared values), cancels and folds them
 
     Returns the registered pass (``tessera.transform.get_pass``).
     """
