@@ -10,10 +10,10 @@
 #include "compile_cache.h"
 #include "compile_driver.h"
 #include "process.h"
-#include "tessera/support/sha256.h"
 #include "tessera/support/error.h"
 #include "tessera/support/host_cpu.h"
 #include "tessera/support/logging.h"
+#include "tessera/support/sha256.h"
 
 namespace tessera::native {
 
@@ -163,7 +163,8 @@ std::string CompileSharedObject(const std::string& source, const CompileOptions&
   bool damaged = false;
   if (detail::ReadEntry(dir + "/" + name, &payload, &damaged)) {
     ++g_cache_hits;
-    if (LogDebugEnabled()) LogDebug("native: compiled kernels found in the cache: " + dir + "/" + name);
+    if (LogDebugEnabled())
+      LogDebug("native: compiled kernels found in the cache: " + dir + "/" + name);
     return payload;
   }
   if (damaged) ++g_cache_rebuilds;
