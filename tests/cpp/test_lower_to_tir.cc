@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
-#include "tessera/ir/structural_equal.h"
 #include "tessera/ir/op.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/support/host_cpu.h"
 #include "tessera/transform/pass_registry.h"
 
@@ -279,8 +279,9 @@ TEST(LowerToTIR, LayersOfOneShapeShareAKernelWithTheirOwnWeights) {
         q = MakeVar("q", MakeTensorType({out_channels, 8, 3, 3}));
     Attrs attrs;
     attrs.Set("padding", AttrValue::Ints({1, 1}));
-    Function f = WithAttr(MakeFunction({p, q}, MakeOpCall("nn.relu", {MakeOpCall("nn.conv2d", {p, q}, attrs)})),
-                          attr::kPrimitive, int64_t{1});
+    Function f = WithAttr(
+        MakeFunction({p, q}, MakeOpCall("nn.relu", {MakeOpCall("nn.conv2d", {p, q}, attrs)})),
+        attr::kPrimitive, int64_t{1});
     return MakeCall(f, {in, MakeConstant(NDArray::FromFloats({out_channels, 8, 3, 3}, w))});
   };
   Expr body = conv(conv(conv(x, 8, 0.01f), 8, -0.02f), 4, 0.03f);
@@ -288,8 +289,8 @@ TEST(LowerToTIR, LayersOfOneShapeShareAKernelWithTheirOwnWeights) {
   auto inputs = RandomInputs(mod, 5);
   IRModule lowered = ParsePipeline("LowerToTIR")(mod);
   ExpectSameValues(RunMain(mod, inputs), RunMain(lowered, inputs), "shared conv kernel");
-  EXPECT_EQ(Names(lowered),
-            (std::vector<std::string>{"main", "fused_nn_conv2d_nn_relu", "fused_nn_conv2d_nn_relu_1"}))
+  EXPECT_EQ(Names(lowered), (std::vector<std::string>{"main", "fused_nn_conv2d_nn_relu",
+                                                      "fused_nn_conv2d_nn_relu_1"}))
       << PrintModule(lowered);
 }
 

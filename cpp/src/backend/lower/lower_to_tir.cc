@@ -8,11 +8,11 @@
 
 #include "tessera/backend/lower/lower_primitive.h"
 #include "tessera/backend/lower/schedule_default.h"
+#include "tessera/ir/infer_type.h"
+#include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/ir/visitor.h"
-#include "tessera/ir/op.h"
 #include "tessera/support/error.h"
-#include "tessera/ir/infer_type.h"
 
 namespace tessera {
 

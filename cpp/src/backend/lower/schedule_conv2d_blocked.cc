@@ -276,8 +276,7 @@ struct Builder {
     // over all columns is as fast as spelled-out taps.
     std::vector<Stmt> seq;
     for (const TapRun& kr : TapRuns(rows, c.kh, c.stride_h, c.pad_top, c.ih))
-      for (const TapRun& wr :
-           TapRuns(cols, c.kw, c.stride_w, c.pad_left, c.iw, /*merge=*/false)) {
+      for (const TapRun& wr : TapRuns(cols, c.kw, c.stride_w, c.pad_left, c.iw, /*merge=*/false)) {
         if (kr.lo == kr.hi || wr.lo == wr.hi) continue;
         tir::Var khv = tir::MakeVar("kh"), kwv = tir::MakeVar("kw");
         PrimExpr kh = kr.k1 - kr.k0 == 1 && !rows.dynamic ? IntImm(kr.k0) : PrimExpr(khv);

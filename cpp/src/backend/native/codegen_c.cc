@@ -42,10 +42,9 @@ CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>&
   std::vector<std::string> names = CSymbolNames(symbols);
   CPieces pieces{detail::Prelude(vector_bytes), {}};
   for (size_t i = 0; i < kernels.size(); ++i)
-    pieces.kernels.push_back("/* kernel '" + names[i] + "' */\n" +
-                             detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes)
-                                 .Emit() +
-                             "\n");
+    pieces.kernels.push_back(
+        "/* kernel '" + names[i] + "' */\n" +
+        detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes).Emit() + "\n");
   return pieces;
 }
 
@@ -68,7 +67,8 @@ CUnits GenerateCUnits(const std::vector<std::pair<std::string, tir::PrimFunc>>& 
   for (const std::string& k : pieces.kernels) {
     out.source += k;
     unit += k;
-    if (unit.size() >= options.unit_bytes) out.units.push_back(pieces.prelude + std::exchange(unit, {}));
+    if (unit.size() >= options.unit_bytes)
+      out.units.push_back(pieces.prelude + std::exchange(unit, {}));
   }
   if (!unit.empty() || out.units.empty()) out.units.push_back(pieces.prelude + unit);
   return out;

@@ -10,10 +10,10 @@
 #include "compile_cache.h"
 #include "compile_driver.h"
 #include "process.h"
-#include "tessera/support/sha256.h"
 #include "tessera/support/error.h"
 #include "tessera/support/host_cpu.h"
 #include "tessera/support/logging.h"
+#include "tessera/support/sha256.h"
 
 namespace tessera::native {
 
@@ -101,9 +101,23 @@ std::vector<std::string> CompilerCommand() {
   return words;
 }
 
+bool CompilerIsGcc() {
+  try {
+    std::string id = CompilerIdentity();
+    return id.find("Free Software Foundation") != std::string::npos &&
+           id.find("clang") == std::string::npos;
+  } catch (const Error&) {
+    return false;  // no compiler: nothing will be compiled with these flags
+  }
+}
+
 std::vector<std::string> NativeCompileFlags() {
   std::vector<std::string> flags = {"-O3",     "-march=native", "-fPIC",
                                     "-shared", "-std=gnu11",    "-fno-math-errno"};
+  // GCC's -O3 clones functions for constant arguments (-fipa-cp-clone): a third of the
+  // compile time of ResNet-18's NCHW conv kernels (5.7 -> 4.0 s of CPU in all), for no
+  // measured run time on ResNet-18, MobileNetV2 and a transformer encoder (within 3%).
+  if (CompilerIsGcc()) flags.push_back("-fno-ipa-cp-clone");
   if (HostSimdBytes() == 64) flags.push_back("-mprefer-vector-width=512");
   return flags;
 }
@@ -149,7 +163,8 @@ std::string CompileSharedObject(const std::string& source, const CompileOptions&
   bool damaged = false;
   if (detail::ReadEntry(dir + "/" + name, &payload, &damaged)) {
     ++g_cache_hits;
-    if (LogDebugEnabled()) LogDebug("native: compiled kernels found in the cache: " + dir + "/" + name);
+    if (LogDebugEnabled())
+      LogDebug("native: compiled kernels found in the cache: " + dir + "/" + name);
     return payload;
   }
   if (damaged) ++g_cache_rebuilds;

@@ -29,8 +29,11 @@ struct CompilerCounters {
 /// The compiler command: $TESSERA_CC split on spaces (e.g. "ccache gcc"), else "cc".
 std::vector<std::string> CompilerCommand();
 /// The flags used for kernels on this host: -O3 -march=native -fPIC -shared -std=gnu11
-/// -fno-math-errno, plus -mprefer-vector-width=512 where AVX-512 is present.
+/// -fno-math-errno, plus -fno-ipa-cp-clone with GCC and -mprefer-vector-width=512 where
+/// AVX-512 is present.
 std::vector<std::string> NativeCompileFlags();
+/// Whether the compiler command is GCC (by its --version); false when it cannot be run.
+bool CompilerIsGcc();
 /// The cache directory `options` selects (see CompileOptions::cache_dir).
 std::string CacheDirectory(const CompileOptions& options = {});
 /// The output of `<compiler> --version` (remembered per command); throws a not-found
