@@ -216,14 +216,15 @@ def report(labels):
     lines = ["# ResNet-18 build time (bench/bench_compile_time.py)", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, shared with other builds while "
              "measured (load averages below); cold = empty kernel cache (fresh "
-             "TESSERA_CACHE_DIR), warm = the same cache again; medians of "
-             f"{last['meta']['cold_builds']} builds each. Run time: one thread pinned to core "
+             "TESSERA_CACHE_DIR), warm = the same cache again; medians (and the best) over "
+             "the builds of each run. Run time: one thread pinned to core "
              "0 (`native -num_threads=1`), process CPU time (and wall time) per run.", ""]
     for d in data:
         meta = d["meta"]
         lines.append(f"- {d['label']}: `PYTHONPATH=build/python /usr/bin/python3 "
-                     f"{meta['command']}` ({meta['date']}, load average {meta['load_start']:.1f}"
-                     f" -> {meta['load_end']:.1f})")
+                     f"{meta['command']}` ({meta['date']}, {meta['cold_builds']} cold and warm "
+                     f"builds per opt_level, load average {meta['load_start']:.1f} -> "
+                     f"{meta['load_end']:.1f})")
     lines += ["", "| build | opt_level | cold s (median, best) | C compiler CPU s (cold) | warm s | "
               "kernels (calls) | C kB |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for d in data:
@@ -245,7 +246,12 @@ def report(labels):
         ratio = f"{r['ratio']:.3f} +- {r['ratio_sem']:.3f}" if "ratio" in r else "1 (reference)"
         lines.append(f"| {k} | {r['cpu_ms']:.2f} +- {r['cpu_sem_ms']:.2f} | {r['wall_ms']:.2f} | "
                      f"{ratio} |")
-    (RESULTS / "compile_time.md").write_text("\n".join(lines) + "\n")
+    # Hand-written notes below the marker survive a new report.
+    path = RESULTS / "compile_time.md"
+    marker = "<!-- notes: kept when the tables above are regenerated -->"
+    old = path.read_text() if path.exists() else ""
+    notes = old[old.index(marker):] if marker in old else marker + "\n"
+    path.write_text("\n".join(lines) + "\n\n" + notes)
     print("\n".join(lines))
 
 
