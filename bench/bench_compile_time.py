@@ -82,6 +82,7 @@ def measure_builds(tessera, mod, args):
         out[level] = {
             "cold_s": statistics.median(s for s, _ in cold),
             "cold_all_s": [round(s, 2) for s, _ in cold],
+            "cold_min_s": min(s for s, _ in cold),
             "cold_cc_cpu_s": statistics.median(c for _, c in cold),
             "warm_s": statistics.median(s for s, _ in warm),
             "warm_cc_cpu_s": statistics.median(c for _, c in warm),
@@ -150,6 +151,19 @@ def measure_runs(exe_dir, processes, rounds):
     return result
 
 
+def paired_ratios(runs, reference_label):
+    """Per executable "L optN": the mean over processes of its CPU time divided by that of
+    "reference_label optN" in the same process, and the standard error (the per-process
+    ratio cancels most of the process-to-process swing)."""
+    for k, v in runs.items():
+        ref = runs.get(f"{reference_label} {k.split()[-1]}")
+        if not ref or ref is v:
+            continue
+        r = [a / b for a, b in zip(v["per_process_cpu_ms"], ref["per_process_cpu_ms"])]
+        v["ratio"] = statistics.mean(r)
+        v["ratio_sem"] = statistics.stdev(r) / len(r) ** 0.5 if len(r) > 1 else 0
+
+
 def run(args):
     import tessera
     tmp = tempfile.mkdtemp(prefix="tessera-bench-")
@@ -176,9 +190,11 @@ def run(args):
             os.symlink(os.path.abspath(os.path.join(args.compare_exe, f"opt{level}.tsx")),
                        os.path.join(exe_dir, f"{args.compare_label} opt{level}.tsx"))
     runs = measure_runs(exe_dir, args.processes, args.rounds)
+    paired_ratios(runs, args.compare_label)
     for k, v in runs.items():
-        print(f"{k}: {v['cpu_ms']:.2f} +- {v['cpu_sem_ms']:.2f} ms CPU, {v['wall_ms']:.2f} ms wall",
-              flush=True)
+        ratio = f", {v['ratio']:.3f} +- {v['ratio_sem']:.3f} x {args.compare_label}" if "ratio" in v else ""
+        print(f"{k}: {v['cpu_ms']:.2f} +- {v['cpu_sem_ms']:.2f} ms CPU, {v['wall_ms']:.2f} ms wall"
+              + ratio, flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
     sys.path.insert(0, str(ROOT))
     from bench_models import machine
@@ -200,31 +216,42 @@ def report(labels):
     lines = ["# ResNet-18 build time (bench/bench_compile_time.py)", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, shared with other builds while "
              "measured (load averages below); cold = empty kernel cache (fresh "
-             "TESSERA_CACHE_DIR), warm = the same cache again; medians of "
-             f"{last['meta']['cold_builds']} builds each. Run time: one thread pinned to core "
+             "TESSERA_CACHE_DIR), warm = the same cache again; medians (and the best) over "
+             "the builds of each run. Run time: one thread pinned to core "
              "0 (`native -num_threads=1`), process CPU time (and wall time) per run.", ""]
     for d in data:
         meta = d["meta"]
         lines.append(f"- {d['label']}: `PYTHONPATH=build/python /usr/bin/python3 "
-                     f"{meta['command']}` ({meta['date']}, load average {meta['load_start']:.1f}"
-                     f" -> {meta['load_end']:.1f})")
-    lines += ["", "| build | opt_level | cold s | C compiler CPU s (cold) | warm s | kernels "
-              "(calls) | C kB |", "| --- | --- | --- | --- | --- | --- | --- |"]
+                     f"{meta['command']}` ({meta['date']}, {meta['cold_builds']} cold and warm "
+                     f"builds per opt_level, load average {meta['load_start']:.1f} -> "
+                     f"{meta['load_end']:.1f})")
+    lines += ["", "| build | opt_level | cold s (median, best) | C compiler CPU s (cold) | warm s | "
+              "kernels (calls) | C kB |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for d in data:
         for level in LEVELS:
             b = d["builds"][str(level)]
-            lines.append(f"| {d['label']} | {level} | {b['cold_s']:.2f} | {b['cold_cc_cpu_s']:.2f} "
+            best = b.get("cold_min_s", min(b["cold_all_s"]))
+            lines.append(f"| {d['label']} | {level} | {b['cold_s']:.2f}, {best:.2f} | "
+                         f"{b['cold_cc_cpu_s']:.2f} "
                          f"| {b['warm_s']:.2f} | {b['kernels']} ({b['kernel_calls']}) | "
                          f"{b['c_bytes'] / 1e3:.0f} |")
     runs = last["runs"]
     lines += ["", f"Run time (measured together in the last run: {last['meta']['processes']} worker "
               f"processes x {last['meta']['rounds']} interleaved runs; mean over processes of "
               "each one's median, +- its standard error):", "",
-              "| executable | CPU ms / run | wall ms / run |", "| --- | --- | --- |"]
+              "| executable | CPU ms / run | wall ms / run | CPU time / the other build's, "
+              "same process (mean +- s.e.) |", "| --- | --- | --- | --- |"]
     for k in sorted(runs, key=lambda k: (k.split()[-1], k)):
-        lines.append(f"| {k} | {runs[k]['cpu_ms']:.2f} +- {runs[k]['cpu_sem_ms']:.2f} | "
-                     f"{runs[k]['wall_ms']:.2f} |")
-    (RESULTS / "compile_time.md").write_text("\n".join(lines) + "\n")
+        r = runs[k]
+        ratio = f"{r['ratio']:.3f} +- {r['ratio_sem']:.3f}" if "ratio" in r else "1 (reference)"
+        lines.append(f"| {k} | {r['cpu_ms']:.2f} +- {r['cpu_sem_ms']:.2f} | {r['wall_ms']:.2f} | "
+                     f"{ratio} |")
+    # Hand-written notes below the marker survive a new report.
+    path = RESULTS / "compile_time.md"
+    marker = "<!-- notes: kept when the tables above are regenerated -->"
+    old = path.read_text() if path.exists() else ""
+    notes = old[old.index(marker):] if marker in old else marker + "\n"
+    path.write_text("\n".join(lines) + "\n\n" + notes)
     print("\n".join(lines))
 
 

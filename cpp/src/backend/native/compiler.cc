@@ -21,8 +21,9 @@ namespace {
 
 std::atomic<uint64_t> g_compiler_runs{0}, g_cache_hits{0}, g_cache_rebuilds{0};
 
-/// Runs the compiler command with `args`, then reads back `out`.
-std::string RunAndRead(std::vector<std::string> args, const std::string& out, size_t source_bytes) {
+/// Runs the compiler command with `args`, then reads back `out` (`what` it should be).
+std::string RunAndRead(std::vector<std::string> args, const std::string& out, const char* what,
+                       size_t source_bytes) {
   std::vector<std::string> argv = CompilerCommand();
   argv.insert(argv.end(), args.begin(), args.end());
   if (LogDebugEnabled())
@@ -40,8 +41,8 @@ std::string RunAndRead(std::vector<std::string> args, const std::string& out, si
                   << r.output;
   std::string bytes;
   if (!detail::ReadFile(out, &bytes) || bytes.empty())
-    TS_THROW(kIO) << "C compiler produced no " << (source_bytes ? "output" : "shared object")
-                  << ": " << detail::CommandString(argv) << "\n"
+    TS_THROW(kIO) << "C compiler produced no " << what << ": " << detail::CommandString(argv)
+                  << "\n"
                   << r.output;
   return bytes;
 }
@@ -61,7 +62,7 @@ std::string CompileUnit(const std::string& source, bool shared) {
   for (const std::string& a : {std::string("-o"), out, src}) args.push_back(a);
   if (shared) args.push_back("-lm");
   ++g_compiler_runs;
-  return RunAndRead(std::move(args), out, source.size());
+  return RunAndRead(std::move(args), out, shared ? "shared object" : "object file", source.size());
 }
 
 std::string LinkObjects(const std::vector<std::string>& objects) {
@@ -74,7 +75,7 @@ std::string LinkObjects(const std::vector<std::string>& objects) {
     args.push_back(path);
   }
   args.push_back("-lm");
-  return RunAndRead(std::move(args), out, 0);
+  return RunAndRead(std::move(args), out, "shared object", 0);
 }
 
 std::string CompilerKeyText() {
