@@ -246,12 +246,9 @@ def report(labels):
         ratio = f"{r['ratio']:.3f} +- {r['ratio_sem']:.3f}" if "ratio" in r else "1 (reference)"
         lines.append(f"| {k} | {r['cpu_ms']:.2f} +- {r['cpu_sem_ms']:.2f} | {r['wall_ms']:.2f} | "
                      f"{ratio} |")
-    # Hand-written notes below the marker survive a new report.
-    path = RESULTS / "compile_time.md"
-    marker = "<!-- notes: kept when the tables above are regenerated -->"
-    old = path.read_text() if path.exists() else ""
-    notes = old[old.index(marker):] if marker in old else marker + "\n"
-    path.write_text("\n".join(lines) + "\n\n" + notes)
+    sys.path.insert(0, str(ROOT))
+    from bench_util import write_report
+    write_report(RESULTS / "compile_time.md", lines)
     print("\n".join(lines))
 
 

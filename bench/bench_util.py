@@ -22,3 +22,13 @@ def time_fn(fn, warmup, repeat):
         fn()
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
+
+
+NOTES_MARKER = "<!-- notes: kept when the tables above are regenerated -->"
+
+
+def write_report(path, lines):
+    """Writes a generated report to `path`, keeping the hand-written notes below the marker."""
+    old = path.read_text() if path.exists() else ""
+    notes = old[old.index(NOTES_MARKER):] if NOTES_MARKER in old else NOTES_MARKER + "\n"
+    path.write_text("\n".join(lines) + "\n\n" + notes)

@@ -1,5 +1,5 @@
-// The C API of layouts: index maps as owned handles over tessera::layout::IndexMap, and
-// the PrimFunc layout primitives.
+// The C API of layouts: index maps as owned handles over tessera::layout::IndexMap, the
+// PrimFunc layout primitives, and PlanLayouts' flow rules written in C.
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,12 +12,19 @@
 #include "tessera/layout/suggest_layout_transforms.h"
 #include "tessera/layout/transform_block_layout.h"
 #include "tessera/layout/transform_layout.h"
+#include "tessera/layout_plan/layout_flow.h"
+#include "tessera/ir/op.h"
 
 using namespace tessera::capi;
 using tessera::layout::IndexMap;
 
 struct TsIndexMap_ {
   IndexMap map;
+};
+
+/// A rule's answer while the rule runs (unset: the layout does not flow).
+struct TsLayoutFlow_ {
+  std::optional<tessera::LayoutFlow> flow;
 };
 
 namespace {
@@ -56,6 +63,12 @@ TsStatus TsIndexMapFromLayouts(const char* src_layout, const char* dst_layout, T
   TS_REQUIRE(dst_layout);
   TS_REQUIRE(out);
   return Guard([&] { *out = Wrap(IndexMap::FromLayouts(src_layout, dst_layout)); });
+}
+
+TsStatus TsIndexMapCopy(TsIndexMap map, TsIndexMap* out) {
+  TS_REQUIRE(map);
+  TS_REQUIRE(out);
+  return Guard([&] { *out = Wrap(map->map); });
 }
 
 TsStatus TsIndexMapIdentity(int32_t ndim, TsIndexMap* out) {
@@ -290,6 +303,73 @@ TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap* write_maps, si
     if (conflicts)
       for (const std::string& name : s.conflicts) Emit(name, conflicts, user_data);
   });
+}
+
+TsStatus TsLayoutFlowSet(TsLayoutFlow flow, TsExpr new_call, const TsIndexMap* operand_maps,
+                         size_t num_maps) {
+  TS_REQUIRE(flow);
+  TS_REQUIRE(new_call);
+  return Guard([&] {
+    using tessera::CallNode;
+    tessera::Ref<const CallNode> call = Borrow<CallNode>(new_call, "a call");
+    if (!call->op())
+      TS_THROW(kType) << "TsLayoutFlowSet: new_call must call an op, not a function";
+    tessera::LayoutFlow out;
+    out.op = call->op()->name;
+    out.attrs = call->attrs;
+    out.operands = call->args;
+    if (call->args.size() == 1)
+      if (const auto* tuple = call->args[0].template as<tessera::TupleNode>()) {
+        out.operands = tuple->fields;
+        out.tuple_operands = true;
+      }
+    if (num_maps && !operand_maps)
+      TS_THROW(kValue) << "TsLayoutFlowSet: operand_maps is NULL with a count of " << num_maps;
+    if (num_maps != out.operands.size())
+      TS_THROW(kValue) << "TsLayoutFlowSet: " << out.op << " has " << out.operands.size()
+                       << " operand(s) but " << num_maps << " map(s) were given";
+    for (size_t i = 0; i < num_maps; ++i) {
+      if (!operand_maps[i]) {
+        out.maps.emplace_back();
+        continue;
+      }
+      const IndexMap& m = operand_maps[i]->map;
+      const auto* tt = out.operands[i]->checked_type_or_null().as<tessera::TensorTypeNode>();
+      if (tt && static_cast<size_t>(m.arity()) != tt->shape.size())
+        TS_THROW(kValue) << "TsLayoutFlowSet: the map " << m.ToString() << " of " << out.op
+                         << "'s operand " << i << " takes " << m.arity()
+                         << " indices but the operand has rank " << tt->shape.size();
+      out.maps.push_back(m);
+    }
+    flow->flow = std::move(out);
+  });
+}
+
+TsStatus TsLayoutFlowRuleRegister(const char* op_name, TsLayoutFlowRuleCallback callback,
+                                  void* user_data, TsUserDataDestroy destroy_user_data) {
+  UserDataPtr data;
+  if (TsStatus s = TakeUserData(user_data, destroy_user_data, &data)) return s;
+  TS_REQUIRE(op_name);
+  TS_REQUIRE(callback);
+  return Guard([&] {
+    if (!tessera::OpRegistry::Global().Find(op_name))
+      TS_THROW(kNotFound) << "TsLayoutFlowRuleRegister: unknown op '" << op_name << "'";
+    std::string name = op_name;
+    tessera::RegisterLayoutFlowRule(
+        op_name, [callback, data, name](const tessera::Call& call, const IndexMap& map)
+                     -> std::optional<tessera::LayoutFlow> {
+          TsIndexMap_ lent_map{map};
+          TsLayoutFlow_ answer;
+          TsStatus status = callback(Lend<TsExpr>(call.get()), &lent_map, &answer, data->data());
+          if (status != TS_OK) ThrowCallbackError(status, "the layout flow rule of '" + name + "'");
+          return answer.flow;
+        });
+  });
+}
+
+TsStatus TsLayoutFlowRuleUnregister(const char* op_name) {
+  TS_REQUIRE(op_name);
+  return Guard([&] { tessera::UnregisterLayoutFlowRule(op_name); });
 }
 
 }  // extern "C"

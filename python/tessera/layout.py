@@ -21,6 +21,14 @@ PrimFuncs take layouts through TVM's schedule primitives::
 
 and the pass ``tessera.transform.HoistLayoutRewrite()`` lifts a PrimFunc's layout-rewrite
 prologue into the graph, where rewrites of constant weights fold away.
+
+``PlanLayouts`` reads how a layout flows through an op from the op's tensor-level code; for
+an op it cannot read, a rule says it (the result of ``call`` wanted under ``m``: compute it
+from rewritten operands, or return None to stop the flow there)::
+
+    nhwc = IndexMap.from_layouts("NCHW", "NHWC")
+    register_flow_rule("nn.softmax", lambda call, m:
+                       (nn.softmax(call.args[0], axis=3), [m]) if m == nhwc else None)
 """
 import inspect
 import numbers
@@ -28,12 +36,15 @@ import numbers
 from . import _core
 from .error import TesseraTypeError
 
-__all__ = ["IndexMap", "suggest_layout_transforms", "transform_block_layout", "transform_layout"]
+__all__ = ["IndexMap", "register_flow_rule", "suggest_layout_transforms",
+           "transform_block_layout", "transform_layout", "unregister_flow_rule"]
 
 IndexMap = _core.layout.IndexMap
 transform_layout = _core.layout.transform_layout
 transform_block_layout = _core.layout.transform_block_layout
 suggest_layout_transforms = _core.layout.suggest_layout_transforms
+register_flow_rule = _core.layout.register_flow_rule
+unregister_flow_rule = _core.layout.unregister_flow_rule
 
 
 class _Index:

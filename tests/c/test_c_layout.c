@@ -1,6 +1,7 @@
 /* Index maps from C: parsing and printing, layouts, shapes, inverses with padding,
  * composition and identity, equality and hashing, applying a map to a tensor, errors; and
- * the PrimFunc layout primitives (transform_layout, transform_block_layout, suggestions). */
+ * the PrimFunc layout primitives (transform_layout, transform_block_layout, suggestions);
+ * a PlanLayouts flow rule written in C. */
 #include "c_test_util.h"
 #include "tessera/c_api.h"
 
@@ -317,6 +318,101 @@ static void test_prim_func_layouts(void) {
   TsExprDestroy(f);
 }
 
+static const char* kSoftmaxBetweenNhwc =
+    "def @main(%x: Tensor[(1, 8, 4, 4), float32]) {\n"
+    "  %0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+    "  %1 = nn.relu(%0, frozen_layout=True);\n"
+    "  %2 = layout_transform(%1, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+    "  %3 = nn.softmax(%2, axis=1);\n"
+    "  %4 = layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+    "  nn.relu(%4, frozen_layout=True)\n"
+    "}\n";
+
+static int g_rule_calls, g_rule_destroyed;
+
+/* A softmax over channels wanted in NHWC is a softmax over the last axis. */
+static TsStatus softmax_rule(TsExpr call, TsIndexMap map, TsLayoutFlow flow, void* user_data) {
+  TsIndexMap nhwc = (TsIndexMap)user_data;
+  int equal = 0;
+  ++g_rule_calls;
+  if (TsIndexMapEqual(map, nhwc, &equal) != TS_OK || !equal) return TS_OK;
+  TsExpr x = NULL, softmax = NULL;
+  TsAttribute axis = NULL;
+  CHECK(TsCallGetArg(call, 0, &x) == TS_OK);
+  CHECK(TsAttributeIntCreate(3, &axis) == TS_OK);
+  TsNamedAttribute attr = {TsStringRefFromC("axis"), axis};
+  CHECK(TsExprOpCallCreate(TsStringRefFromC("nn.softmax"), &x, 1, &attr, 1, NULL, 0, &softmax) ==
+        TS_OK);
+  TsStatus status = TsLayoutFlowSet(flow, softmax, &map, 1);
+  TsExprDestroy(softmax);
+  TsAttributeDestroy(axis);
+  TsExprDestroy(x);
+  return status;
+}
+
+static void destroy_rule(void* user_data) {
+  ++g_rule_destroyed;
+  TsIndexMapDestroy((TsIndexMap)user_data);
+}
+
+/* A failing rule: its status and message come out of the pass. */
+static TsStatus failing_rule(TsExpr call, TsIndexMap map, TsLayoutFlow flow, void* user_data) {
+  (void)call, (void)map, (void)flow, (void)user_data;
+  TsSetLastError("no layout today");
+  return TS_ERROR_UNSUPPORTED;
+}
+
+/* The number of layout_transform calls in `mod`'s text. */
+static int transforms_in(TsModule mod) {
+  GrowingBuffer b = {NULL, 0};
+  CHECK(TsModulePrint(mod, append_growing, &b) == TS_OK);
+  int n = 0;
+  for (const char* p = b.text; p && (p = strstr(p, "layout_transform(")); ++p) ++n;
+  free(b.text);
+  return n;
+}
+
+static void test_flow_rules(void) {
+  TsModule mod = NULL, planned = NULL;
+  TsPass plan = NULL;
+  TsPassContext ctx = NULL;
+  TsIndexMap nhwc = NULL;
+  CHECK(TsModuleParse(kSoftmaxBetweenNhwc, (size_t)-1, &mod) == TS_OK);
+  CHECK(TsPipelineParse("PlanLayouts", &plan) == TS_OK);
+  CHECK(TsPassContextCreate(3, NULL, 0, NULL, 0, NULL, &ctx) == TS_OK);
+  CHECK(TsIndexMapFromLayouts("NCHW", "NHWC", &nhwc) == TS_OK);
+
+  /* Without a rule softmax stops the flow; with it, only the input's transform is left. */
+  CHECK(TsPassRun(plan, mod, ctx, &planned) == TS_OK && transforms_in(planned) == 3);
+  TsModuleDestroy(planned);
+  CHECK(TsLayoutFlowRuleRegister("nn.softmax", softmax_rule, nhwc, destroy_rule) == TS_OK);
+  CHECK(TsPassRun(plan, mod, ctx, &planned) == TS_OK && transforms_in(planned) == 1);
+  CHECK(g_rule_calls > 0);
+  TsModuleDestroy(planned);
+
+  /* Replacing the rule destroys the old one's data; a failing rule fails the pass. */
+  CHECK(TsLayoutFlowRuleRegister("nn.softmax", failing_rule, NULL, NULL) == TS_OK);
+  CHECK(g_rule_destroyed == 1);
+  planned = NULL;
+  CHECK(TsPassRun(plan, mod, ctx, &planned) == TS_ERROR_UNSUPPORTED && planned == NULL);
+  CHECK(strstr(TsGetLastError(), "no layout today") != NULL);
+  CHECK(TsLayoutFlowRuleUnregister("nn.softmax") == TS_OK);
+  CHECK(TsPassRun(plan, mod, ctx, &planned) == TS_OK && transforms_in(planned) == 3);
+  TsModuleDestroy(planned);
+
+  /* Bad registrations: an unknown op (its data destroyed all the same), NULL arguments. */
+  CHECK(TsIndexMapFromLayouts("NCHW", "NHWC", &nhwc) == TS_OK);
+  CHECK(TsLayoutFlowRuleRegister("nn.nope", softmax_rule, nhwc, destroy_rule) ==
+        TS_ERROR_NOT_FOUND);
+  CHECK(strstr(TsGetLastError(), "nn.nope") != NULL && g_rule_destroyed == 2);
+  CHECK(TsLayoutFlowRuleRegister("nn.softmax", NULL, NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  CHECK(TsLayoutFlowSet(NULL, NULL, NULL, 0) == TS_ERROR_INVALID_ARGUMENT);
+
+  TsPassContextDestroy(ctx);
+  TsPassDestroy(plan);
+  TsModuleDestroy(mod);
+}
+
 int main(void) {
   test_text_and_shapes();
   test_inverses();
@@ -324,6 +420,7 @@ int main(void) {
   test_apply();
   test_errors();
   test_prim_func_layouts();
+  test_flow_rules();
   printf("test_c_layout: ");
   return check_summary();
 }

@@ -83,3 +83,104 @@ def test_freeze_layouts_takes_index_maps_by_op():
         transform.ConvertLayout({})
     # A single layout may be given as a string.
     assert "NHWC" in str(transform.ConvertLayout({"nn.conv2d": "NHWC"})(mod))
+
+
+def test_collage_searches_the_planned_layouts():
+    """At opt_level 3 layouts are planned before Collage's search: its candidates hold the
+    blocked convs and the layout transforms, and the program matches the interpreter."""
+    from tessera import collage
+    collage.register_estimator("layout_mock", collage.MockCostEstimator({"native": 1.0}))
+    mod = two_convs(c=16, first_c=16, hw=6)
+    x = randn(1, 16, 6, 6, seed=5)
+    want = tessera.run(mod, x=x)
+    config = {"collage.enable": True, "collage.estimator": "layout_mock"}
+    ops = {}
+    for name, disabled in [("planned", []), ("plain", ["AlterOpLayout", "PlanLayouts"])]:
+        with transform.PassContext(opt_level=3, config=config, disabled_pass=disabled):
+            ex = tessera.build(mod, "native")
+        np.testing.assert_allclose(ex(x=x), want, rtol=1e-4, atol=1e-4)
+        ops[name] = [op for k in ex.collage_report().kernels for op in k["ops"]]
+    assert ops["planned"].count("layout_transform") == 2, ops
+    assert "layout_transform" not in ops["plain"], ops
+
+
+SOFTMAX_BETWEEN_NHWC = """
+def @main(%x: Tensor[(1, 8, 4, 4), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
+  %1 = nn.relu(%0, frozen_layout=True);
+  %2 = layout_transform(%1, src_layout="NHWC", dst_layout="NCHW");
+  %3 = nn.softmax(%2, axis=1);
+  %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NHWC");
+  nn.relu(%4, frozen_layout=True)
+}
+"""
+
+
+def test_a_python_flow_rule_moves_a_layout_through_an_opaque_op():
+    from tessera.layout import IndexMap, register_flow_rule, unregister_flow_rule
+    mod = tessera.parse(SOFTMAX_BETWEEN_NHWC)
+    x = randn(1, 8, 4, 4, seed=6)
+    want = tessera.run(mod, x=x)
+    nhwc = IndexMap.from_layouts("NCHW", "NHWC")
+    seen = []
+
+    def rule(call, m):
+        seen.append((call.op.name, str(m)))
+        if m != nhwc:
+            return None
+        return nn.softmax(call.args[0], axis=3), [m]
+
+    with transform.PassContext(opt_level=3):
+        assert count(transform.PlanLayouts()(mod), "layout_transform") == 3
+        register_flow_rule("nn.softmax", rule)
+        try:
+            planned = transform.PlanLayouts()(mod)
+        finally:
+            unregister_flow_rule("nn.softmax")
+        assert count(transform.PlanLayouts()(mod), "layout_transform") == 3
+    assert seen and seen[0][0] == "nn.softmax", seen
+    assert count(planned, "layout_transform") == 1, planned
+    assert "axis=3" in str(planned), planned
+    np.testing.assert_allclose(tessera.run(planned, x=x), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("answer, error, match", [
+    (lambda call, m: 3, tessera.TesseraTypeError, "must return None or"),
+    (lambda call, m: (call, [m, m]), TesseraValueError, "1 operand.*2 map"),
+    (lambda call, m: (call, ["NHWC"]), tessera.TesseraTypeError, r"operand_maps\[0\]"),
+    (lambda call, m: (call, [transposed_2d()]), TesseraValueError, "rank 4"),
+])
+def test_bad_flow_rules_are_clear_errors(answer, error, match):
+    from tessera.layout import register_flow_rule, unregister_flow_rule
+    mod = tessera.parse(SOFTMAX_BETWEEN_NHWC)
+    register_flow_rule("nn.softmax", answer)
+    try:
+        with transform.PassContext(opt_level=3), pytest.raises(error, match=match):
+            transform.PlanLayouts()(mod)
+    finally:
+        unregister_flow_rule("nn.softmax")
+
+
+def test_a_rule_that_raises_reaches_the_caller_and_unknown_ops_are_refused():
+    from tessera.layout import register_flow_rule, unregister_flow_rule
+
+    class Mine(Exception):
+        pass
+
+    def rule(call, m):
+        raise Mine("from the rule")
+
+    mod = tessera.parse(SOFTMAX_BETWEEN_NHWC)
+    register_flow_rule("nn.softmax", rule)
+    try:
+        with transform.PassContext(opt_level=3), pytest.raises(Mine, match="from the rule"):
+            transform.PlanLayouts()(mod)
+    finally:
+        unregister_flow_rule("nn.softmax")
+    with pytest.raises(tessera.TesseraNotFoundError, match="unknown op 'nn.nope'"):
+        register_flow_rule("nn.nope", rule)
+
+
+def transposed_2d():
+    from tessera.layout import IndexMap
+    return IndexMap.from_func(lambda i, j: (j, i))

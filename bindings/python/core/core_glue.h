@@ -278,6 +278,16 @@ void BindFrontend(py::module_& m);
 /// layout submodule: IndexMap.
 void BindLayout(py::module_& m);
 
+/// A TsUserDataDestroy deleting a heap-held T (a Python reference, or a struct or
+/// std::function holding one) under the GIL, from any thread; leaks it after interpreter
+/// shutdown, when Python objects can no longer be released.
+template <typename T>
+void DestroyUnderGil(void* user_data) {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  delete static_cast<T*>(user_data);
+}
+
 }  // namespace tessera_py
 
 namespace pybind11::detail {

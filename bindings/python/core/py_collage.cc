@@ -88,12 +88,6 @@ struct Predicate {
   std::string what;
 };
 
-/// Deletes a Predicate under the GIL; leaks it after interpreter shutdown.
-void DestroyPredicate(void* user_data) {
-  if (!Py_IsInitialized()) return;
-  py::gil_scoped_acquire gil;
-  delete static_cast<Predicate*>(user_data);
-}
 
 /// A predicate's result as a bool: Python and NumPy bools only, so a mistaken return value
 /// ("no", None, a list) is an error instead of silently true or false.
@@ -260,7 +254,7 @@ void BindRules(py::module_& m) {
         // The C call owns `data` from here, also when it fails.
         return MakeRule([&](TsPartitionRule* out) {
           return TsPartitionRuleOpPredicateCallbackCreate(
-              name.c_str(), &CallPredicate, data, &DestroyPredicate, description.c_str(), out);
+              name.c_str(), &CallPredicate, data, &DestroyUnderGil<Predicate>, description.c_str(), out);
         });
       },
       py::arg("name"), py::arg("predicate"), py::arg("description") = "",
@@ -280,7 +274,7 @@ void BindRules(py::module_& m) {
         }
         return MakeRule([&](TsPartitionRule* out) {
           return TsPartitionRuleDFPatternCreate(name.c_str(), pat, data ? &CallPredicate : nullptr,
-                                                data, data ? &DestroyPredicate : nullptr, out);
+                                                data, data ? &DestroyUnderGil<Predicate> : nullptr, out);
         });
       },
       py::arg("name"), py::arg("pattern"), py::arg("predicate") = py::none(),

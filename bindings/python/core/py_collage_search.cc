@@ -41,15 +41,6 @@ std::string TargetText(TsTarget target) {
   return Text([&](TsStringCallback cb, void* u) { return TsTargetPrint(target, cb, u); });
 }
 
-/// Deletes a heap-held T (a Python reference or a std::function holding one) under the GIL;
-/// leaks it after interpreter shutdown, when Python objects can no longer be released.
-template <typename T>
-void DestroyUnderGil(void* user_data) {
-  if (!Py_IsInitialized()) return;
-  py::gil_scoped_acquire gil;
-  delete static_cast<T*>(user_data);
-}
-
 /// What a Python estimator calls: `fn(mod, target)`, or `fn.estimate(mod, target)` for a
 /// CostEstimator subclass instance.
 struct PyEstimate {

@@ -1,6 +1,6 @@
 // tessera._core.layout: IndexMap (affine maps of tensor indices) over the C API's TsIndexMap,
-// and the PrimFunc layout primitives (transform_layout, transform_block_layout,
-// suggest_layout_transforms).
+// the PrimFunc layout primitives (transform_layout, transform_block_layout,
+// suggest_layout_transforms), and PlanLayouts' flow rules written in Python.
 #include <optional>
 
 #include "core_glue.h"
@@ -72,6 +72,71 @@ const char* kDoc =
     "An affine map of tensor indices, ``lambda n, c, h, w: (n, c // 4, h, w, c % 4)``: "
     "variables, integer constants, +, -, * by a constant and // and % by a positive "
     "constant. Maps are immutable values; == is alpha-equivalence (names do not matter).";
+
+/// A flow rule written in Python: `fn(call, index_map)` returns None (the layout does not
+/// flow) or `(new_call, operand_maps)`.
+struct PyFlowRule {
+  py::object fn;
+  std::string op;
+};
+
+/// The TsLayoutFlowRuleCallback of a PyFlowRule.
+TsStatus CallFlowRule(TsExpr call, TsIndexMap map, TsLayoutFlow flow, void* user_data) {
+  return CallPython([&] {
+    const auto& rule = *static_cast<PyFlowRule*>(user_data);
+    TsIndexMap copy = nullptr;
+    Check(TsIndexMapCopy(map, &copy));
+    py::object result = rule.fn(WrapExpr(TsExprRetain(call)), py::cast(Own(copy)));
+    if (result.is_none()) return;
+    const std::string what = "the layout flow rule of '" + rule.op + "'";
+    if (!(py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result)) ||
+        py::len(result) != 2)
+      Raise(TS_ERROR_TYPE, what + " must return None or (new_call, operand_maps), got a " +
+                               TypeName(result));
+    py::sequence pair = result;
+    TsExpr new_call = ExprOf(pair[0], what + ": new_call");
+    py::object maps_obj = pair[1];
+    if (py::isinstance<py::str>(maps_obj) || !py::isinstance<py::sequence>(maps_obj))
+      Raise(TS_ERROR_TYPE, what + ": operand_maps must be a list of IndexMap or None, got a " +
+                               TypeName(maps_obj));
+    std::vector<TsIndexMap> maps;
+    size_t i = 0;
+    for (py::handle item : maps_obj) {
+      if (item.is_none()) {
+        maps.push_back(nullptr);
+      } else if (py::isinstance<PyIndexMap>(item)) {
+        maps.push_back(item.cast<const PyIndexMap&>().handle.get());
+      } else {
+        Raise(TS_ERROR_TYPE, what + ": operand_maps[" + std::to_string(i) +
+                                 "] must be an IndexMap or None, got a " + TypeName(item));
+      }
+      ++i;
+    }
+    Check(TsLayoutFlowSet(flow, new_call, maps.data(), maps.size()));
+  });
+}
+
+/// PlanLayouts' flow rules, on tessera._core.layout.
+void BindFlowRules(py::module_& m) {
+  m.def(
+      "register_flow_rule",
+      [](const std::string& op_name, py::function fn) {
+        // The C call owns the rule from here, also when it fails.
+        Check(TsLayoutFlowRuleRegister(op_name.c_str(), &CallFlowRule,
+                                       new PyFlowRule{std::move(fn), op_name},
+                                       &DestroyUnderGil<PyFlowRule>));
+      },
+      py::arg("op_name"), py::arg("rule"),
+      "Registers `rule(call, index_map)` for calls of `op_name`, used by PlanLayouts instead "
+      "of its own analysis (replacing an earlier rule). The result of `call` is wanted under "
+      "`index_map`; the rule returns None where the layout cannot flow, or `(new_call, "
+      "operand_maps)`: the op call computing that result, its arguments the operands to "
+      "rewrite (usually `call.args`), and one IndexMap (or None: as it is) per operand.");
+  m.def(
+      "unregister_flow_rule",
+      [](const std::string& op_name) { Check(TsLayoutFlowRuleUnregister(op_name.c_str())); },
+      py::arg("op_name"), "Removes the flow rule of `op_name` (none is no error).");
+}
 
 /// The PrimFunc layout primitives, on tessera._core.layout.
 void BindPrimFuncLayouts(py::module_& m) {
@@ -369,6 +434,7 @@ void BindLayout(py::module_& parent) {
         return "IndexMap(" + py::repr(py::str(TextOf(m))).cast<std::string>() + ")";
       });
   BindPrimFuncLayouts(m);
+  BindFlowRules(m);
 }
 
 }  // namespace tessera_py

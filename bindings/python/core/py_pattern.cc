@@ -69,14 +69,6 @@ py::dict BindingsToPy(TsPatternBindings bindings) {
 // (builds and passes can run with the GIL released): CallPython takes the GIL and carries a
 // Python exception back out to the Check of the outer call.
 
-/// Drops user data holding a py::object* under the GIL (TsUserDataDestroy). After the
-/// interpreter is gone the reference is leaked: no Python object may be touched then.
-void DestroyPyRef(void* user_data) {
-  auto* obj = static_cast<py::object*>(user_data);
-  if (!obj || !Py_IsInitialized()) return;
-  py::gil_scoped_acquire gil;
-  delete obj;
-}
 
 /// TsPatternPredicate: `fn(root)`, taken as a bool.
 TsStatus CallPredicate(TsExpr root, int* accepted, void* user_data) {
@@ -146,7 +138,7 @@ PatternTableRef TableFromPy(py::handle entries) {
     py::object* predicate = e.predicate.get();
     c_entries.push_back(TsPatternTableEntry{e.label.c_str(), e.pattern,
                                             predicate ? &CallPredicate : nullptr, predicate,
-                                            predicate ? &DestroyPyRef : nullptr});
+                                            predicate ? &DestroyUnderGil<py::object> : nullptr});
   }
   TsPatternTable table = nullptr;
   Check(TsPatternTableCreate(c_entries.data(), c_entries.size(), &table));
@@ -447,7 +439,7 @@ void BindByoc(py::module_& parent) {
         auto fn = std::make_unique<py::object>(compile_with);
         PatternTableRef table = TableFromPy(patterns);
         Check(TsExternalBackendRegister(name.c_str(), table.get(), &CallCSource, fn.get(),
-                                        &DestroyPyRef));
+                                        &DestroyUnderGil<py::object>));
         fn.release();
       },
       py::arg("name"), py::arg("patterns"), py::arg("compile_with") = "native");

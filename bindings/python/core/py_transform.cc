@@ -117,12 +117,6 @@ struct PyCallback {
   std::string name;
 };
 
-/// The TsUserDataDestroy of PyCallback (any thread; leaks after interpreter shutdown).
-void DropCallback(void* user_data) {
-  if (!Py_IsInitialized()) return;
-  py::gil_scoped_acquire gil;
-  delete static_cast<PyCallback*>(user_data);
-}
 
 /// `fn(mod, ctx)` must return an IRModule.
 TsStatus ModulePassBody(TsModule module, TsPassContext context, TsModule* out, void* user_data) {
@@ -195,7 +189,7 @@ PyPass MakePythonPass(py::function fn, const PyPassInfo& info, Create&& create) 
   TsPass out = nullptr;
   // The library owns `data` from here on, and destroys it if the call fails.
   Check(create(name.c_str(), TsPassInfoGetOptLevel(i), names.data(), names.size(),
-               static_cast<void*>(data), &DropCallback, &out));
+               static_cast<void*>(data), &DestroyUnderGil<PyCallback>, &out));
   return PassOfHandle(out);
 }
 
@@ -330,7 +324,7 @@ void BindPass(py::module_& m) {
       [](const std::string& name, const std::string& description, py::function factory) {
         // A taken name is TS_ERROR_VALUE ("a pass named 'X' is already registered").
         auto* data = new PyCallback{std::move(factory), name};
-        Check(TsPassRegister(name.c_str(), description.c_str(), &PassFactory, data, &DropCallback));
+        Check(TsPassRegister(name.c_str(), description.c_str(), &PassFactory, data, &DestroyUnderGil<PyCallback>));
       },
       py::arg("name"), py::arg("description"), py::arg("factory"));
   m.def(

@@ -44,6 +44,8 @@ TS_CAPI_EXPORT TsStatus TsIndexMapPermutation(const int64_t* axes, size_t num_ax
 TS_CAPI_EXPORT TsStatus TsIndexMapCreate(const TsPrimExpr* initial, size_t num_initial,
                                          const TsPrimExpr* final_indices, size_t num_final,
                                          TsIndexMap* out);
+/** A new handle holding the same map (for keeping a map lent to a callback). */
+TS_CAPI_EXPORT TsStatus TsIndexMapCopy(TsIndexMap map, TsIndexMap* out);
 /** Releases a map (NULL is ignored). */
 TS_CAPI_EXPORT void TsIndexMapDestroy(TsIndexMap map);
 
@@ -158,6 +160,38 @@ TS_CAPI_EXPORT TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap*
                                                   size_t num_maps, TsIndexMap* param_maps,
                                                   size_t max_params, TsStringCallback conflicts,
                                                   void* user_data);
+
+/* ---- Layout flow rules ----------------------------------------------------------------- */
+
+/** What a flow rule answers, lent to the rule for one call: set it with TsLayoutFlowSet, or
+ *  leave it unset where the layout cannot flow through the call. */
+typedef struct TsLayoutFlow_* TsLayoutFlow;
+/** A rule for one op, which PlanLayouts uses instead of its own analysis of the op's
+ *  tensor-level code: the result of `call` (a type-checked call of the op, lent) is wanted
+ *  under the bijection `map` (lent); the rule says how to compute that result from
+ *  rewritten operands through `flow`. An error status fails the pass with the rule's
+ *  message (TsSetLastError). */
+typedef TsStatus (*TsLayoutFlowRuleCallback)(TsExpr call, TsIndexMap map, TsLayoutFlow flow,
+                                             void* user_data);
+/** The answer: compute the wanted result as `new_call` (a call of an op, borrowed; its op
+ *  and attributes are used, its arguments are the operands, usually the original call's),
+ *  with operand i rewritten by `operand_maps[i]` first (borrowed; NULL leaves an operand,
+ *  such as a scalar, as it is). A call whose only argument is a tuple takes the tuple's
+ *  fields as its operands. `num_maps` must be the number of operands and each map's arity
+ *  its operand's rank, else TS_ERROR_VALUE; a callee that is not an op TS_ERROR_TYPE. The
+ *  planner checks the types of the rewritten call, not the rule's arithmetic. */
+TS_CAPI_EXPORT TsStatus TsLayoutFlowSet(TsLayoutFlow flow, TsExpr new_call,
+                                        const TsIndexMap* operand_maps, size_t num_maps);
+/** Registers `callback` for calls of op `op_name` (an unknown op fails with
+ *  TS_ERROR_NOT_FOUND), replacing an earlier rule for that op; `destroy_user_data` (may be
+ *  NULL) runs on `user_data` when the rule is replaced or unregistered, also when this call
+ *  fails. Rules are process-wide and may be called from any thread. */
+TS_CAPI_EXPORT TsStatus TsLayoutFlowRuleRegister(const char* op_name,
+                                                 TsLayoutFlowRuleCallback callback,
+                                                 void* user_data,
+                                                 TsUserDataDestroy destroy_user_data);
+/** Removes the rule for `op_name` (none is no error). */
+TS_CAPI_EXPORT TsStatus TsLayoutFlowRuleUnregister(const char* op_name);
 
 #ifdef __cplusplus
 }

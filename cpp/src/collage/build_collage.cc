@@ -268,9 +268,12 @@ std::shared_ptr<runtime::Executable> BuildWithCollage(const IRModule& mod,
   std::string joined;
   for (const Target& t : given) joined += (joined.empty() ? "" : ";") + t.ToString();
 
+  // Layouts are planned (opt_level 3) before the search, so Collage measures each
+  // candidate in the layouts the program will run in: the native conv's blocked layout,
+  // which oneDNN's partitions take as they are, flowed through the ops between convs.
   Pass partition = Sequential(
       {InlineFunctionCalls(), InferType(), InlineComposites(), InferType(), SimplifyInference(), FoldConstant(),
-       FoldScaleAxis(), SimplifyExpr(), FoldConstant(),
+       FoldScaleAxis(), SimplifyExpr(), FoldConstant(), GetPass("AlterOpLayout"), GetPass("PlanLayouts"),
        GetPass("CollagePartition", Attrs{{"targets", AttrValue(joined)}})},
       "build_collage");
   IRModule partitioned = partition(mod);
