@@ -13,6 +13,7 @@
 #include "tessera/layout/transform_block_layout.h"
 #include "tessera/layout/transform_layout.h"
 #include "tessera/layout_plan/layout_flow.h"
+#include "tessera/layout_plan/layout_passes.h"
 #include "tessera/ir/op.h"
 
 using namespace tessera::capi;
@@ -302,6 +303,32 @@ TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap* write_maps, si
       param_maps[i] = s.params[i].defined() ? Wrap(s.params[i]) : nullptr;
     if (conflicts)
       for (const std::string& name : s.conflicts) Emit(name, conflicts, user_data);
+  });
+}
+
+TsStatus TsAlterOpImplPassCreate(const char* const* op_names, const TsExpr* prim_funcs,
+                                 size_t num_ops, const TsIndexMap* maps, const size_t* num_maps,
+                                 TsPass* out) {
+  TS_REQUIRE(out);
+  return Guard([&] {
+    std::vector<std::string> names = NamesFromC(op_names, num_ops, "TsAlterOpImplPassCreate: op_names");
+    if (num_ops && !prim_funcs)
+      TS_THROW(kValue) << "TsAlterOpImplPassCreate: prim_funcs is NULL with a count of " << num_ops;
+    if (num_maps && !maps) {
+      for (size_t i = 0; i < num_ops; ++i)
+        if (num_maps[i]) TS_THROW(kValue) << "TsAlterOpImplPassCreate: maps is NULL but num_maps is not 0";
+    }
+    tessera::OpImpls impls;
+    size_t at = 0;
+    for (size_t i = 0; i < num_ops; ++i) {
+      tessera::OpImpl impl;
+      impl.func = tirc::Node<tirc::PrimFuncNode>(prim_funcs[i], "TsAlterOpImplPassCreate",
+                                                 "prim_funcs", "a PrimFunc");
+      for (size_t k = 0; num_maps && k < num_maps[i]; ++k, ++at)
+        impl.maps.push_back(maps[at] ? maps[at]->map : IndexMap());
+      impls.emplace_back(names[i], std::move(impl));
+    }
+    *out = new TsPass_{tessera::AlterOpImpl(std::move(impls))};
   });
 }
 

@@ -277,4 +277,27 @@ def FreezeLayouts(frozen_layouts):  # noqa: N802 - the pass's name
     return get_pass("FreezeLayouts", frozen_layouts=text)
 
 
-__all__ += ["ConvertLayout", "FreezeLayouts"]
+def AlterOpImpl(op_impl_map, op_buffer_transforms=None):  # noqa: N802 - the pass's name
+    """TVM Relax's AlterOpImpl: every call of an op in ``op_impl_map`` (``{"add": prim_func}``)
+    runs the replacement PrimFunc instead (one buffer per operand, then the result), frozen
+    there. ``op_buffer_transforms`` (``{"add": [map, map, map]}``, one
+    ``tessera.layout.IndexMap`` or None per parameter) gives the layouts the replacement was
+    written for: operands get ``layout_transform`` into them, the result one back (and a
+    crop where its map pads). The replacement is trusted to compute the op; run PlanLayouts
+    after it to cancel the rewrites between neighbours. The pipeline's text form takes
+    PrimFuncs of the module by name: ``AlterOpImpl(op_impls="add=my_add",
+    op_buffer_transforms="add:map|map|map")``."""
+    if isinstance(op_impl_map, str):
+        return get_pass("AlterOpImpl", op_impls=op_impl_map,
+                        op_buffer_transforms=op_buffer_transforms or "")
+    transforms = dict(op_buffer_transforms or {})
+    unknown = sorted(set(transforms) - set(op_impl_map))
+    if unknown:
+        raise TesseraValueError(f"AlterOpImpl: op_buffer_transforms names {unknown}, which "
+                                "op_impl_map gives no replacement")
+    ops = list(op_impl_map)
+    maps = [list(transforms.get(op) or []) for op in ops]
+    return wrap_pass(_core.layout.alter_op_impl(ops, [op_impl_map[op] for op in ops], maps))
+
+
+__all__ += ["AlterOpImpl", "ConvertLayout", "FreezeLayouts"]

@@ -1,7 +1,7 @@
 /* Index maps from C: parsing and printing, layouts, shapes, inverses with padding,
  * composition and identity, equality and hashing, applying a map to a tensor, errors; and
  * the PrimFunc layout primitives (transform_layout, transform_block_layout, suggestions);
- * a PlanLayouts flow rule written in C. */
+ * a PlanLayouts flow rule written in C; AlterOpImpl with a replacement PrimFunc. */
 #include "c_test_util.h"
 #include "tessera/c_api.h"
 
@@ -413,6 +413,61 @@ static void test_flow_rules(void) {
   TsModuleDestroy(mod);
 }
 
+static const char* kAddChain16 =
+    "def @main(%x: Tensor[(16), float32], %y: Tensor[(16), float32]) {\n"
+    "  %0 = add(%x, %y);\n"
+    "  add(%0, %y)\n"
+    "}\n"
+    "primfn @add_4x4(%A: Buffer[(4, 4), float32], %B: Buffer[(4, 4), float32]) -> "
+    "(%C: Buffer[(4, 4), float32]) {\n"
+    "  for %i: int32 in 0 +: 4 {\n"
+    "    for %j: int32 in 0 +: 4 {\n"
+    "      block \"C\"(%vi: int32 in 0 +: 4 spatial = %i, %vj: int32 in 0 +: 4 spatial = %j) "
+    "reads(%A[%vi, %vj], %B[%vi, %vj]) writes(%C[%vi, %vj]) {\n"
+    "        %C[%vi, %vj] = %A[%vi, %vj] + %B[%vi, %vj];\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static void test_alter_op_impl(void) {
+  TsModule mod = NULL, out = NULL;
+  TsExpr add = NULL;
+  TsPass pass = NULL;
+  CHECK(TsModuleParse(kAddChain16, (size_t)-1, &mod) == TS_OK);
+  CHECK(TsModuleLookupFunction(mod, TsStringRefFromC("add_4x4"), &add) == TS_OK);
+  TsIndexMap split = parse("lambda i: (i // 4, i % 4)");
+  TsIndexMap maps[3] = {split, split, split};
+  size_t num_maps[1] = {3};
+  const char* ops[1] = {"add"};
+  CHECK(TsAlterOpImplPassCreate(ops, &add, 1, maps, num_maps, &pass) == TS_OK);
+  CHECK(TsPassRun(pass, mod, NULL, &out) == TS_OK);
+  GrowingBuffer b = {NULL, 0};
+  CHECK(TsModulePrint(out, append_growing, &b) == TS_OK);
+  CHECK(b.text && strstr(b.text, "call_tir(@add_replacement") != NULL);
+  CHECK(transforms_in(out) == 6);  /* both adds: two operands in, the result out */
+  free(b.text);
+  TsModuleDestroy(out);
+  TsPassDestroy(pass);
+  /* Without maps the (16,) operands do not fit the (4, 4) parameters: when the pass runs. */
+  CHECK(TsAlterOpImplPassCreate(ops, &add, 1, NULL, NULL, &pass) == TS_OK);
+  out = NULL;
+  CHECK(TsPassRun(pass, mod, NULL, &out) == TS_ERROR_TYPE && out == NULL);
+  CHECK(strstr(TsGetLastError(), "parameter 0 ('A')") != NULL);
+  TsPassDestroy(pass);
+  /* A graph function is no replacement; an unknown op is refused. */
+  TsExpr main_fn = NULL;
+  CHECK(TsModuleLookupFunction(mod, TsStringRefFromC("main"), &main_fn) == TS_OK);
+  CHECK(TsAlterOpImplPassCreate(ops, &main_fn, 1, NULL, NULL, &pass) == TS_ERROR_TYPE);
+  const char* nope[1] = {"nn.nope"};
+  CHECK(TsAlterOpImplPassCreate(nope, &add, 1, NULL, NULL, &pass) == TS_ERROR_NOT_FOUND);
+  CHECK(TsAlterOpImplPassCreate(ops, &add, 1, NULL, NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  TsExprDestroy(main_fn);
+  TsIndexMapDestroy(split);
+  TsExprDestroy(add);
+  TsModuleDestroy(mod);
+}
+
 int main(void) {
   test_text_and_shapes();
   test_inverses();
@@ -421,6 +476,7 @@ int main(void) {
   test_errors();
   test_prim_func_layouts();
   test_flow_rules();
+  test_alter_op_impl();
   printf("test_c_layout: ");
   return check_summary();
 }

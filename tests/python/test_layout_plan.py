@@ -184,3 +184,66 @@ def test_a_rule_that_raises_reaches_the_caller_and_unknown_ops_are_refused():
 def transposed_2d():
     from tessera.layout import IndexMap
     return IndexMap.from_func(lambda i, j: (j, i))
+
+
+ADD_4X4 = """
+primfn @add_4x4(%A: Buffer[(4, 4), float32], %B: Buffer[(4, 4), float32]) -> (%C: Buffer[(4, 4), float32]) {
+  for %i: int32 in 0 +: 4 {
+    for %j: int32 in 0 +: 4 {
+      block "C"(%vi: int32 in 0 +: 4 spatial = %i, %vj: int32 in 0 +: 4 spatial = %j) reads(%A[%vi, %vj], %B[%vi, %vj]) writes(%C[%vi, %vj]) {
+        %C[%vi, %vj] = %A[%vi, %vj] + %B[%vi, %vj];
+      }
+    }
+  }
+}
+"""
+
+ADD_CHAIN_16 = """
+def @main(%x: Tensor[(16), float32], %y: Tensor[(16), float32]) {
+  %0 = add(%x, %y);
+  add(%0, %y)
+}
+"""
+
+
+def test_alter_op_impl_runs_a_replacement_in_its_layouts_and_builds():
+    from tessera.layout import IndexMap
+    add = tessera.parse(ADD_4X4)["add_4x4"]
+    split = IndexMap.from_func(lambda i: (i // 4, i % 4))
+    mod = tessera.parse(ADD_CHAIN_16)
+    feeds = {"x": randn(16, seed=1), "y": randn(16, seed=2)}
+    want = tessera.run(mod, **feeds)
+    seq = transform.Sequential([
+        transform.AlterOpImpl({"add": add}, {"add": [split, split, split]}),
+        transform.PlanLayouts(),
+    ])
+    with transform.PassContext(opt_level=3):
+        out = seq(mod)
+        ex = tessera.build(out, "native")
+    text = str(out)
+    assert text.count("call_tir(@add_replacement") == 2 and "frozen_layout=True" in text, text
+    assert count(out, "layout_transform") == 3, text  # x, y in; the result out
+    np.testing.assert_allclose(tessera.run(out, **feeds), want, rtol=1e-6)
+    np.testing.assert_allclose(ex(**feeds), want, rtol=1e-6)
+    # The text form names a PrimFunc of the module.
+    text_mod = tessera.parse(ADD_CHAIN_16 + ADD_4X4)
+    named = transform.AlterOpImpl("add=add_4x4", f"add:{split}|{split}|{split}")(text_mod)
+    assert "call_tir(@add_4x4" in str(named)
+    np.testing.assert_allclose(tessera.run(named, **feeds), want, rtol=1e-6)
+
+
+def test_alter_op_impl_errors():
+    from tessera.layout import IndexMap
+    add = tessera.parse(ADD_4X4)["add_4x4"]
+    mod = tessera.parse(ADD_CHAIN_16)
+    with pytest.raises(tessera.TesseraTypeError, match=r"parameter 0 \('A'\) as \[4, 4\]"):
+        transform.AlterOpImpl({"add": add})(mod)
+    with pytest.raises(TesseraValueError, match="gives no replacement"):
+        transform.AlterOpImpl({"add": add}, {"multiply": []})
+    with pytest.raises(tessera.TesseraNotFoundError, match="unknown op 'nn.nope'"):
+        transform.AlterOpImpl({"nn.nope": add})
+    with pytest.raises(tessera.TesseraTypeError, match="expected a PrimFunc|PrimFunc"):
+        transform.AlterOpImpl({"add": tessera.var("x", shape=(4,))})
+    split8 = IndexMap.from_func(lambda i: (i // 8, i % 8))
+    with pytest.raises(tessera.TesseraTypeError, match=r"operand 0 under .* is \[2, 8\]"):
+        transform.AlterOpImpl({"add": add}, {"add": [split8, None, None]})(mod)

@@ -133,6 +133,29 @@ void BindFlowRules(py::module_& m) {
       "operand_maps)`: the op call computing that result, its arguments the operands to "
       "rewrite (usually `call.args`), and one IndexMap (or None: as it is) per operand.");
   m.def(
+      "alter_op_impl",
+      [](const std::vector<std::string>& ops, const std::vector<Typed<PyPrimFunc>>& funcs,
+         const std::vector<std::vector<std::optional<PyIndexMap>>>& maps) {
+        if (funcs.size() != ops.size() || maps.size() != ops.size())
+          Raise(TS_ERROR_VALUE, "AlterOpImpl: one PrimFunc and one list of maps per op");
+        std::vector<const char*> names;
+        std::vector<TsExpr> handles;
+        std::vector<TsIndexMap> flat;
+        std::vector<size_t> counts;
+        for (size_t i = 0; i < ops.size(); ++i) {
+          names.push_back(ops[i].c_str());
+          handles.push_back(ExprOf(funcs[i].obj, "AlterOpImpl: the replacement of " + ops[i]));
+          counts.push_back(maps[i].size());
+          for (const auto& m : maps[i]) flat.push_back(m ? m->handle.get() : nullptr);
+        }
+        TsPass out = nullptr;
+        Check(TsAlterOpImplPassCreate(names.data(), handles.data(), ops.size(), flat.data(),
+                                      counts.data(), &out));
+        return WrapPass(out);
+      },
+      py::arg("ops"), py::arg("prim_funcs"), py::arg("maps"),
+      "The AlterOpImpl pass over replacement PrimFuncs (tessera.transform.AlterOpImpl).");
+  m.def(
       "unregister_flow_rule",
       [](const std::string& op_name) { Check(TsLayoutFlowRuleUnregister(op_name.c_str())); },
       py::arg("op_name"), "Removes the flow rule of `op_name` (none is no error).");

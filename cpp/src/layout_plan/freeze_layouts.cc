@@ -1,7 +1,5 @@
 // FreezeLayouts: layout-critical ops take the index maps a user chose for their operands and
 // result, as call_tir of their own PrimFunc transformed by TransformLayout, frozen there.
-#include <unordered_set>
-
 #include "layout_ops.h"
 #include "tessera/ir/infer_type.h"
 #include "tessera/ir/op.h"
@@ -19,16 +17,11 @@ namespace {
 using layout::IndexMap;
 
 /// Rewrites the calls of the listed ops; the PrimFuncs it makes are collected in `made`.
-class Freezer : public ExprMutator {
+class Freezer : public KernelAdder {
  public:
-  Freezer(const FrozenLayouts& layouts, const IRModule& mod,
-          std::vector<std::pair<std::string, tir::PrimFunc>>& made,
-          std::unordered_set<std::string>& taken)
-      : layouts_(layouts), mod_(mod), made_(made), taken_(taken) {}
+  Freezer(const FrozenLayouts& layouts, const IRModule& mod) : KernelAdder(mod), layouts_(layouts) {}
 
  protected:
-  bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
-
   Expr Rewrite(const Expr& original, const Expr& rebuilt) override {
     const auto* orig = original.as<CallNode>();
     if (!orig || !orig->op() || IsFrozen(orig)) return rebuilt;
@@ -71,10 +64,7 @@ class Freezer : public ExprMutator {
       pf = layout::TransformLayout(pf, static_cast<int>(orig->args.size()), out_map);
       new_shape = out_map.MapShape(*out_shape);
     }
-    std::string global = FreshName(mod_, "frozen_" + KernelSuffix(name), taken_);
-    Attrs attrs = pf->attrs;
-    attrs.Set(attr::kGlobalSymbol, global);
-    made_.emplace_back(global, tir::MakePrimFunc(pf->params, pf->num_outputs, pf->body, attrs));
+    std::string global = Add("frozen_", name, "", pf);
     Expr frozen = MakeOpCall(kCallTirOp, {MakeGlobalVar(global), MakeTuple(args)},
                              Attrs{{"frozen_layout", true}},
                              {MakeTensorType(new_shape, out_type->dtype)});
@@ -83,17 +73,7 @@ class Freezer : public ExprMutator {
   }
 
  private:
-  /// "nn.conv2d" -> "nn_conv2d".
-  static std::string KernelSuffix(std::string name) {
-    for (char& c : name)
-      if (c == '.') c = '_';
-    return name;
-  }
-
   const FrozenLayouts& layouts_;
-  const IRModule& mod_;
-  std::vector<std::pair<std::string, tir::PrimFunc>>& made_;
-  std::unordered_set<std::string>& taken_;
 };
 
 }  // namespace
@@ -115,13 +95,9 @@ Pass FreezeLayouts(FrozenLayouts layouts) {
   return CreateModulePass(
       [layouts](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
-        std::vector<std::pair<std::string, tir::PrimFunc>> made;
-        std::unordered_set<std::string> taken;
-        IRModule out = MapOptimizableFunctions(mod, [&](const Function& f) {
-          return layout_plan::Freezer(layouts, mod, made, taken).Mutate(f);
-        });
-        for (const auto& [name, pf] : made) out = out.WithFunction(name, pf);
-        return InferTypes(out);
+        layout_plan::Freezer freezer(layouts, mod);
+        IRModule out = MapOptimizableFunctions(mod, [&](const Function& f) { return freezer.Mutate(f); });
+        return InferTypes(freezer.AddTo(out));
       },
       PassInfo{"FreezeLayouts", 0, {}});
 }

@@ -10,6 +10,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/support/error.h"
 #include "tessera/ir/type.h"
+#include "tessera/transform/optimizable.h"
 
 namespace tessera::layout_plan {
 
@@ -80,6 +81,25 @@ std::string FreshName(const IRModule& mod, const std::string& base,
 bool IsFrozen(const CallNode* call) {
   const AttrValue* v = call->attrs.Find("frozen_layout");
   return v && v->is_bool() && v->AsBool();
+}
+
+IRModule KernelAdder::AddTo(IRModule out) const {
+  for (const auto& [name, pf] : made_) out = out.WithFunction(name, pf);
+  return out;
+}
+
+bool KernelAdder::SkipChildren(const Expr& e) { return IsKernelOrSkipped(e); }
+
+std::string KernelAdder::Add(const std::string& prefix, const std::string& op,
+                             const std::string& suffix, const tir::PrimFunc& func) {
+  std::string base = op;
+  for (char& c : base)
+    if (c == '.') c = '_';
+  std::string global = FreshName(mod_, prefix + base + suffix, taken_);
+  Attrs attrs = func->attrs;
+  attrs.Set(attr::kGlobalSymbol, global);
+  made_.emplace_back(global, tir::MakePrimFunc(func->params, func->num_outputs, func->body, attrs));
+  return global;
 }
 
 }  // namespace tessera::layout_plan

@@ -10,6 +10,7 @@
 #include "tessera/ir/expr.h"
 #include "tessera/ir/module.h"
 #include "tessera/ir/tir.h"
+#include "tessera/ir/visitor.h"
 #include "tessera/layout/index_map.h"
 
 namespace tessera::layout_plan {
@@ -34,5 +35,28 @@ std::string FreshName(const IRModule& mod, const std::string& base,
                       std::unordered_set<std::string>& taken);
 /// Whether the call carries frozen_layout=True.
 bool IsFrozen(const CallNode* call);
+
+/// Base of the passes that turn calls of ops into call_tir of PrimFuncs they add to the
+/// module (FreezeLayouts, AlterOpImpl): one instance mutates every function of `mod`, then
+/// AddTo puts the PrimFuncs in. Kernels and skipped functions are left alone.
+class KernelAdder : public ExprMutator {
+ public:
+  explicit KernelAdder(const IRModule& mod) : mod_(mod) {}
+  /// `out` with the PrimFuncs added so far.
+  IRModule AddTo(IRModule out) const;
+
+ protected:
+  bool SkipChildren(const Expr& e) override;
+  /// Adds `func` as `<prefix><op with '.' as '_'><suffix>` (made unique) and returns that
+  /// name, which is also its global symbol.
+  std::string Add(const std::string& prefix, const std::string& op, const std::string& suffix,
+                  const tir::PrimFunc& func);
+
+  const IRModule& mod_;
+
+ private:
+  std::vector<std::pair<std::string, tir::PrimFunc>> made_;
+  std::unordered_set<std::string> taken_;
+};
 
 }  // namespace tessera::layout_plan

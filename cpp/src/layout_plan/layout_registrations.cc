@@ -1,4 +1,6 @@
 // The layout passes' entries in the pass table (names, options, factories).
+#include <algorithm>
+
 #include "tessera/layout_plan/layout_passes.h"
 #include "tessera/support/error.h"
 
@@ -6,26 +8,28 @@ namespace tessera {
 
 namespace {
 
+/// `text` cut at each `sep` (an empty text is one empty part).
+std::vector<std::string> Split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
 /// desired_layouts="nn.conv2d:NCHW16c,OIHW16i16o;nn.max_pool2d:NCHW16c" as DesiredLayouts.
 DesiredLayouts DesiredFromOption(const std::string& text) {
   DesiredLayouts out;
-  auto split = [](const std::string& s, char sep) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-      size_t at = s.find(sep, start);
-      parts.push_back(s.substr(start, at == std::string::npos ? std::string::npos : at - start));
-      if (at == std::string::npos) return parts;
-      start = at + 1;
-    }
-  };
-  for (const std::string& entry : split(text, ';')) {
+  for (const std::string& entry : Split(text, ';')) {
     size_t colon = entry.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == entry.size())
       TS_THROW(kValue) << "ConvertLayout: desired_layouts entry '" << entry
                        << "' must be op:layout[,layout...] (entries separated by ';'), e.g. "
                           "\"nn.conv2d:NHWC,HWIO\"";
-    std::vector<std::string> layouts = split(entry.substr(colon + 1), ',');
+    std::vector<std::string> layouts = Split(entry.substr(colon + 1), ',');
     for (const std::string& l : layouts)
       if (l.empty())
         TS_THROW(kValue) << "ConvertLayout: empty layout in desired_layouts entry '" << entry << "'";
@@ -35,32 +39,46 @@ DesiredLayouts DesiredFromOption(const std::string& text) {
 }
 
 /// frozen_layouts="nn.conv2d:lambda n, c, h, w: (n, h, w, c)|<weight map>|<result map>;..."
-/// as FrozenLayouts (an empty map keeps that tensor's layout).
-FrozenLayouts FrozenFromOption(const std::string& text) {
+/// as FrozenLayouts (an empty map keeps that tensor's layout); `pass` and `option` name
+/// the text in errors.
+FrozenLayouts FrozenFromOption(const std::string& text, const char* pass = "FreezeLayouts",
+                               const char* option = "frozen_layouts") {
   FrozenLayouts out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(';', start);
-    std::string entry = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  for (const std::string& entry : Split(text, ';')) {
     size_t colon = entry.find(':');
     if (colon == std::string::npos || colon == 0)
-      TS_THROW(kValue) << "FreezeLayouts: frozen_layouts entry '" << entry
+      TS_THROW(kValue) << pass << ": " << option << " entry '" << entry
                        << "' must be op:map|map|... (entries separated by ';')";
     std::vector<layout::IndexMap> maps;
-    std::string rest = entry.substr(colon + 1);
-    size_t at = 0;
-    while (true) {
-      size_t bar = rest.find('|', at);
-      std::string text_map = rest.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
-      maps.push_back(text_map.find_first_not_of(' ') == std::string::npos
-                         ? layout::IndexMap()
-                         : layout::IndexMap::Parse(text_map));
-      if (bar == std::string::npos) break;
-      at = bar + 1;
-    }
+    for (const std::string& map : Split(entry.substr(colon + 1), '|'))
+      maps.push_back(map.find_first_not_of(' ') == std::string::npos ? layout::IndexMap()
+                                                                     : layout::IndexMap::Parse(map));
     out.emplace_back(entry.substr(0, colon), std::move(maps));
-    if (end == std::string::npos) break;
-    start = end + 1;
+  }
+  return out;
+}
+
+/// AlterOpImpl's replacements from its text options: `op=prim_func;...` (PrimFuncs of the
+/// module, `@` optional) and the transforms in FreezeLayouts' form.
+OpImpls ImplsFromOptions(const std::string& impls_text, const std::string& maps_text) {
+  if (impls_text.empty()) TS_THROW(kValue) << "AlterOpImpl: op_impls is empty (op=prim_func;...)";
+  OpImpls out;
+  for (const std::string& entry : Split(impls_text, ';')) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      TS_THROW(kValue) << "AlterOpImpl: op_impls entry '" << entry
+                       << "' must be op=prim_func (entries separated by ';')";
+    std::string global = entry.substr(eq + 1);
+    if (global[0] == '@') global = global.substr(1);
+    out.emplace_back(entry.substr(0, eq), OpImpl{tir::PrimFunc(), {}, global});
+  }
+  if (maps_text.empty()) return out;
+  for (auto& [op, maps] : FrozenFromOption(maps_text, "AlterOpImpl", "op_buffer_transforms")) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == op; });
+    if (it == out.end())
+      TS_THROW(kValue) << "AlterOpImpl: op_buffer_transforms names op '" << op
+                       << "', which op_impls gives no replacement";
+    it->second.maps = std::move(maps);
   }
   return out;
 }
@@ -83,6 +101,17 @@ void AppendLayoutPasses(std::vector<PassRegistration>& passes) {
                       "an empty map keeps one)"}},
                     [](const Attrs& options) {
                       return FreezeLayouts(FrozenFromOption(options.GetString("frozen_layouts")));
+                    }});
+  passes.push_back({"AlterOpImpl",
+                    "runs listed ops as replacement PrimFuncs of the module, in the layouts given by index maps",
+                    {{"op_impls", AttrValue::Kind::kString, "",
+                      "op=prim_func entries separated by ';' (PrimFuncs of the module)"},
+                     {"op_buffer_transforms", AttrValue::Kind::kString, "",
+                      "op:map|map|... entries separated by ';' (one map per parameter, inputs "
+                      "then the result; an empty map keeps one)"}},
+                    [](const Attrs& options) {
+                      return AlterOpImpl(ImplsFromOptions(options.GetString("op_impls"),
+                                                          options.GetString("op_buffer_transforms")));
                     }});
   passes.push_back({"AlterOpLayout",
                     "gives each conv2d the layouts the target's kernels prefer (ConvertLayout)",

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/ir/tir.h"
 #include "tessera/layout/index_map.h"
 #include "tessera/transform/pass.h"
 #include "tessera/transform/pass_registry.h"
@@ -34,6 +35,28 @@ using FrozenLayouts = std::vector<std::pair<std::string, std::vector<layout::Ind
 /// Unknown ops and a wrong number of maps are value errors; an op that cannot be lowered
 /// alone is an unsupported error. Run PlanLayouts after it.
 Pass FreezeLayouts(FrozenLayouts layouts);
+
+/// A replacement implementation of an op: a PrimFunc (one buffer per operand, then the
+/// result) written for the layouts `maps` give, one per parameter (an undefined map keeps
+/// that tensor's layout; no maps at all: the replacement takes the op's own layouts).
+struct OpImpl {
+  tir::PrimFunc func;
+  std::vector<layout::IndexMap> maps;
+  /// When not empty, a PrimFunc of the module to call instead of adding `func` (the pass's
+  /// text form names replacements the module holds); `func` is then ignored.
+  std::string global;
+};
+/// Per op name, its replacement.
+using OpImpls = std::vector<std::pair<std::string, OpImpl>>;
+
+/// AlterOpImpl (TVM Relax's pass): each call of a listed op becomes a frozen call_tir of
+/// the op's replacement (added to the module once, as `<op>_replacement`), its operands
+/// layout_transformed into the maps (zero in padded lanes) and its result back by the
+/// inverse map (with a crop where the map padded it). The replacement is trusted to
+/// compute the op; its parameters must have the mapped shapes and the operands' dtypes
+/// (else a type error naming the op, the parameter and the map). Unknown ops are not-found
+/// errors, a wrong number of parameters or maps a value error. Run PlanLayouts after it.
+Pass AlterOpImpl(OpImpls impls);
 
 /// ConvertLayout with the layouts `target`'s kernels prefer, chosen per call. For
 /// "native": each ungrouped or depthwise nn.conv2d in NCHW/OIHW gets channel-blocked
