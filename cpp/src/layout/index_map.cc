@@ -246,4 +246,13 @@ size_t IndexMap::Hash() const {
   return h;
 }
 
+std::unordered_set<const tir::VarNode*> VarsOf(const tir::PrimExpr& expr) {
+  std::unordered_set<const tir::VarNode*> vars;
+  tir::VisitPrimExpr(expr, [&](const tir::PrimExprNode* n) {
+    if (n->type_index() == TypeIndex::kTirVar) vars.insert(static_cast<const tir::VarNode*>(n));
+    return true;
+  });
+  return vars;
+}
+
 }  // namespace tessera::layout

@@ -110,16 +110,6 @@ bool IsSequential(const SpatialLayout& layout) {
   return true;
 }
 
-/// The variables `e` uses.
-std::unordered_set<const tir::VarNode*> FreeVars(const PrimExpr& e) {
-  std::unordered_set<const tir::VarNode*> vars;
-  tir::VisitPrimExpr(e, [&](const tir::PrimExprNode* n) {
-    if (n->type_index() == TypeIndex::kTirVar) vars.insert(static_cast<const tir::VarNode*>(n));
-    return true;
-  });
-  return vars;
-}
-
 /// The map of a target access from the map `t` of a source access (both spatial layouts
 /// over one block): the target keeps the source's input axes it shares and the outputs
 /// over only those; a target axis the source lacks becomes a new input axis kept in
@@ -141,7 +131,7 @@ std::optional<IndexMap> Infer(const SpatialLayout& src, const IndexMap& t,
   }
   std::vector<PrimExpr> fin;
   for (const PrimExpr& e : t.final_indices()) {
-    auto vars = FreeVars(e);
+    auto vars = VarsOf(e);
     size_t in = 0;
     for (const auto* v : vars) in += kept.count(v);
     if (in == vars.size()) {

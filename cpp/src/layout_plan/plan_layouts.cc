@@ -159,23 +159,14 @@ class Planner {
     const int64_t rank = static_cast<int64_t>(x_shape->size());
     std::vector<bool> reduced_out(x_shape->size(), false);
     for (int64_t a : axis.AsInts()) reduced_out[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
-    auto vars_of = [](const tir::PrimExpr& expr) {
-      std::unordered_set<const tir::VarNode*> vars;
-      tir::VisitPrimExpr(expr, [&](const tir::PrimExprNode* node) {
-        if (node->type_index() == TypeIndex::kTirVar)
-          vars.insert(static_cast<const tir::VarNode*>(node));
-        return true;
-      });
-      return vars;
-    };
     std::unordered_set<const tir::VarNode*> reduced_vars;
     for (size_t k = 0; k < reduced_out.size(); ++k)
       if (reduced_out[k])
-        for (const auto* v : vars_of(n.final_indices()[k])) reduced_vars.insert(v);
+        for (const auto* v : layout::VarsOf(n.final_indices()[k])) reduced_vars.insert(v);
     std::vector<tir::PrimExpr> kept_outputs;
     for (size_t k = 0; k < reduced_out.size(); ++k) {
       if (reduced_out[k]) continue;
-      for (const auto* v : vars_of(n.final_indices()[k]))
+      for (const auto* v : layout::VarsOf(n.final_indices()[k]))
         if (reduced_vars.count(v)) return std::nullopt;
       kept_outputs.push_back(n.final_indices()[k]);
     }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "tessera/ir/tir.h"
@@ -112,6 +113,9 @@ class IndexMap {
 /// `c // 4 % 4 * 16 + h`, comparisons, `and`, `or`, `not`, True/False (Python's eval
 /// reads it; e.g. InverseResult::padding_predicate).
 std::string IndexExprToString(const tir::PrimExpr& expr);
+
+/// The variables an index expression uses (which axes an output of a map reads).
+std::unordered_set<const tir::VarNode*> VarsOf(const tir::PrimExpr& expr);
 
 struct IndexMap::InverseResult {
   /// Maps output indices (arity num_outputs()) back to input indices.
