@@ -267,5 +267,56 @@ TEST(CodegenLoops, LoopBoundsFromOuterVariablesAndAwkwardNames) {
   testing::ExpectMatchesInterp(f, "names", 15);
 }
 
+/// Occurrences of `needle` in `text`.
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(CodegenLoops, SharedSubexpressionsAreComputedOnce) {
+  // relu(exp(x)) * exp(x) + exp(x): the lowering shares the exp node between its uses.
+  Buffer a = MakeBuffer("A", {37}), b = MakeBuffer("B", {37});
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr e = MakeIntrinsic("exp", {MakeLoad(a, {i})});
+  PrimExpr relu = MakeSelect(MakeBinary(BinaryOp::kLT, e, FloatImm(0)), FloatImm(0), e);
+  for (ForKind kind : {ForKind::kSerial, ForKind::kVectorized}) {
+    PrimFunc f = MakePrimFunc({a, b}, 1,
+                              MakeFor(i, IntImm(0), IntImm(37), kind, MakeStore(b, relu * e + e, {i})));
+    ExpectMatchesInterp(f, std::string("cse_") + ForKindName(kind), 3);
+    std::string c = native::GenerateC({{"k", f}});
+    std::string body = c.substr(c.find("int32_t k("));
+    // One exp per iteration: in the scalar loop (or the vector loop's scalar tail), and
+    // in the vector loop.
+    EXPECT_EQ(Count(body, "expf("), 1u) << body;
+    EXPECT_EQ(Count(body, "ts_vexp_f32("), kind == ForKind::kVectorized ? 1u : 0u) << body;
+    EXPECT_NE(body.find("ts_cse"), std::string::npos) << body;
+  }
+}
+
+TEST(CodegenLoops, SharedSubexpressionsStayInsideLazyBranches) {
+  // An int select is C's lazy `?:`: a division used twice, only on the side taken when
+  // the divisor is not zero, must not be hoisted in front of the test.
+  Buffer a = MakeBuffer("A", {9}, DType::kInt32), b = MakeBuffer("B", {9}, DType::kInt32);
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr x = MakeLoad(a, {i});
+  PrimExpr q = MakeBinary(BinaryOp::kDiv, IntImm(100, DType::kInt32), x);
+  PrimExpr v = MakeSelect(MakeBinary(BinaryOp::kNE, x, IntImm(0, DType::kInt32)), q * q + q,
+                          IntImm(0, DType::kInt32));
+  PrimFunc f = MakePrimFunc({a, b}, 1, MakeFor(i, IntImm(0), IntImm(9), ForKind::kSerial,
+                                               MakeStore(b, v, {i})));
+  // (Not run: the interpreter's Select may evaluate both sides, dividing by zero.)
+  std::string c = native::GenerateC({{"k", f}});
+  std::string body = c.substr(c.find("int32_t k("));
+  // The load, which the test evaluates anyway, is bound once; the division is not hoisted.
+  EXPECT_NE(body.find("ts_cse"), std::string::npos) << body;
+  for (size_t at = body.find("ts_cse"); at != std::string::npos; at = body.find("ts_cse", at + 1)) {
+    size_t line_start = body.rfind('\n', at) + 1;
+    std::string line = body.substr(line_start, body.find('\n', at) - line_start);
+    if (line.find("const ") != std::string::npos)
+      EXPECT_EQ(line.find("100"), std::string::npos) << body;
+  }
+}
+
 }  // namespace
 }  // namespace tessera

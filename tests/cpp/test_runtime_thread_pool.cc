@@ -84,7 +84,7 @@ TEST(RuntimeThreadPool, EveryIndexExactlyOnce) {
   for (int64_t n : {0, 1, 2, 3, 4, 5, 7, 64, 1000, 12345}) {
     int64_t chunks = 0;
     ExpectEachOnce(pool, n, &chunks);
-    EXPECT_LE(chunks, std::min<int64_t>(n, 4)) << n;
+    EXPECT_LE(chunks, std::min<int64_t>(n, 4 * ThreadPool::kChunksPerThread)) << n;
   }
 }
 

@@ -1,6 +1,8 @@
-// The thread pool: a shared queue of parallel loops whose chunks workers and callers claim.
+// The thread pool: a shared queue of parallel loops whose chunks workers and callers claim;
+// idle workers spin a while before they sleep.
 #include "tessera/runtime/thread_pool.h"
 
+#include <chrono>
 #include <system_error>
 
 #include "tessera/support/error.h"
@@ -31,6 +33,34 @@ struct ThreadPool::Job {
 };
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// How long an idle worker, and a caller waiting for the workers' chunks, spin before they
+/// block. A model's kernels run back to back, each a parallel region of tens to hundreds
+/// of microseconds; waking a blocked thread costs tens of microseconds on a VM, so a pool
+/// that sleeps between regions runs small kernels slower on two threads than on one.
+constexpr auto kSpin = std::chrono::microseconds(1000);
+
+/// A spin-wait hint to the core (lets the other hyperthread run, saves power).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+/// Spins until `done()` or kSpin has passed; whether `done()` became true.
+template <typename F>
+bool SpinUntil(F&& done) {
+  const Clock::time_point until = Clock::now() + kSpin;
+  for (uint32_t i = 1;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if ((i & 63) == 0 && Clock::now() >= until) return done();
+  }
+}
 
 void PinToCore(std::thread& t, int core) {
 #ifdef __linux__
@@ -81,7 +111,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::StopWorkers() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -109,17 +139,30 @@ void ThreadPool::RunChunks(Job& job) {
 
 void ThreadPool::WorkerLoop(int) {
   while (true) {
+    // Spin for the next job first (lock-free: queued_ mirrors jobs_.size()).
+    bool seen =
+        SpinUntil([&] { return queued_.load(std::memory_order_acquire) > 0 || stop_.load(); });
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-      if (stop_) return;
+      if (jobs_.empty() && !stop_.load()) {
+        if (seen) continue;  // another thread took it first: spin again
+        ++sleepers_;
+        wake_.wait(lock, [&] { return stop_.load() || !jobs_.empty(); });
+        --sleepers_;
+      }
+      if (stop_.load()) return;
       job = jobs_.front();
       // Every chunk claimed: nobody else needs to see this job.
-      if (job->next.load() >= job->num_chunks - 1) jobs_.pop_front();
+      if (job->next.load() >= job->num_chunks - 1) PopFront();
     }
     RunChunks(*job);
   }
+}
+
+void ThreadPool::PopFront() {
+  jobs_.pop_front();
+  queued_.fetch_sub(1, std::memory_order_release);
 }
 
 void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
@@ -132,18 +175,26 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
   job->body = body;
   job->closure = closure;
   job->n = n;
-  job->num_chunks = n < num_threads_ ? n : num_threads_;
+  // More chunks than threads, claimed as they go: a worker that starts late takes fewer.
+  const int64_t most = static_cast<int64_t>(num_threads_) * kChunksPerThread;
+  job->num_chunks = n < most ? n : most;
   job->remaining = job->num_chunks;
+  bool sleeping = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(job);
+    queued_.fetch_add(1, std::memory_order_release);
+    sleeping = sleepers_ > 0;
   }
-  if (job->num_chunks - 1 >= static_cast<int64_t>(workers_.size()))
-    wake_.notify_all();
-  else
-    for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
+  // Spinning workers see the job without a wake-up; sleeping ones need one.
+  if (sleeping) {
+    if (job->num_chunks - 1 >= static_cast<int64_t>(workers_.size()))
+      wake_.notify_all();
+    else
+      for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
+  }
   RunChunks(*job);
-  {
+  if (!SpinUntil([&] { return job->remaining.load(std::memory_order_acquire) == 0; })) {
     std::unique_lock<std::mutex> lock(job->mutex);
     job->done.wait(lock, [&] { return job->remaining.load() == 0; });
   }
@@ -153,6 +204,7 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
     for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
       if (*it == job) {
         jobs_.erase(it);
+        queued_.fetch_sub(1, std::memory_order_release);
         break;
       }
   }

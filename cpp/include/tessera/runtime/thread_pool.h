@@ -1,6 +1,7 @@
 // A fixed pool of pinned worker threads implementing the kernel ABI's parallel_for.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -15,11 +16,15 @@ namespace tessera::runtime {
 
 /// Runs parallel loops on `num_threads` threads: the calling thread plus num_threads - 1
 /// workers, each pinned to a core (failure to pin is only logged). Several threads may
-/// call ParallelFor on one pool at once; idle workers sleep on a condition variable.
+/// call ParallelFor on one pool at once. Idle workers spin for a millisecond (a model's
+/// next kernel starts sooner than a sleeping thread wakes), then sleep on a condition
+/// variable.
 class ThreadPool {
  public:
   /// The most threads a pool may have.
   static constexpr int kMaxThreads = 4096;
+  /// Chunks per thread a loop is split into (balance when a worker starts late).
+  static constexpr int kChunksPerThread = 4;
   /// `num_threads` <= 0 means the hardware concurrency; more than kMaxThreads is a value
   /// error, and threads the system refuses to start are an unsupported error.
   explicit ThreadPool(int num_threads = 0);
@@ -30,8 +35,9 @@ class ThreadPool {
   /// Total parallelism (workers plus the calling thread).
   int num_threads() const { return num_threads_; }
 
-  /// Splits [0, n) into at most num_threads() contiguous chunks, runs `body` on each
-  /// (the caller takes chunks too) and returns when all are done. With one thread or
+  /// Splits [0, n) into at most kChunksPerThread * num_threads() contiguous chunks, runs
+  /// `body` on each as threads claim them (the caller takes chunks too) and returns when
+  /// all are done. With one thread or
   /// n <= 1 it runs inline. An exception thrown by `body` is rethrown here.
   void ParallelFor(int64_t n, TsParallelBody body, void* closure);
 
@@ -39,6 +45,8 @@ class ThreadPool {
   struct Job;
   void WorkerLoop(int index);
   void StopWorkers();
+  /// Drops jobs_'s front (under mutex_).
+  void PopFront();
   static void RunChunks(Job& job);
 
   int num_threads_;
@@ -46,7 +54,9 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> jobs_;  // jobs with chunks still unclaimed
-  bool stop_ = false;
+  std::atomic<int64_t> queued_{0};         // jobs_.size(), read by spinning workers
+  int sleepers_ = 0;                       // workers blocked on wake_ (under mutex_)
+  std::atomic<bool> stop_{false};
 };
 
 /// The kernel environment whose parallel_for runs on `pool` (serial when null).

@@ -112,15 +112,9 @@ void RegisterUnaryMath(ComputeRegistry& r) {
              }));
   for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "erf"})
     r.Register(name, Unary([name](const PrimExpr& x) { return Intrin(name, x); }));
-  r.Register("sigmoid", Unary([](const PrimExpr& x) {
-               // The reference kernel's two-sided form, so large |x| never overflows exp.
-               PrimExpr one = Const(1, x->dtype);
-               PrimExpr pos =
-                   MakeBinary(BinaryOp::kDiv, one, one + Intrin("exp", Const(0, x->dtype) - x));
-               PrimExpr e = Intrin("exp", x);
-               PrimExpr neg = MakeBinary(BinaryOp::kDiv, e, one + e);
-               return MakeSelect(MakeBinary(BinaryOp::kGE, x, Const(0, x->dtype)), pos, neg);
-             }));
+  // The intrinsic (1 / (1 + exp(-x)); one exp where the two-sided form computed two):
+  // where exp(-x) overflows to inf the result is 0, never NaN.
+  r.Register("sigmoid", Unary([](const PrimExpr& x) { return Intrin("sigmoid", x); }));
   r.Register("abs", Unary([](const PrimExpr& x) { return Intrin("abs", x); }));
   for (const char* name : {"floor", "ceil", "round"})
     r.Register(

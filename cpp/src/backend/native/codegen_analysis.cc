@@ -286,3 +286,84 @@ void CollectUses(const tir::Stmt& s, std::vector<const tir::VarNode*>* vars,
 }
 
 }  // namespace tessera::native::detail
+
+namespace tessera::native::detail {
+
+std::vector<const tir::PrimExprNode*> SharedSubexpressions(
+    const PrimExpr& root, const std::function<bool(const tir::SelectNode*)>& lazy) {
+  // Value operands of a node, each flagged whether it is evaluated whenever the node is.
+  auto operands = [&](const tir::PrimExprNode* e, auto&& visit) {
+    switch (e->type_index()) {
+      case TypeIndex::kBinary: {
+        const auto* n = static_cast<const BinaryNode*>(e);
+        bool short_circuit = n->op == BinaryOp::kAnd || n->op == BinaryOp::kOr;
+        visit(n->a.get(), true);
+        visit(n->b.get(), !short_circuit);
+        return;
+      }
+      case TypeIndex::kNot:
+        return visit(static_cast<const tir::NotNode*>(e)->a.get(), true);
+      case TypeIndex::kSelect: {
+        const auto* n = static_cast<const tir::SelectNode*>(e);
+        bool both = !lazy(n);
+        visit(n->cond.get(), true);
+        visit(n->true_value.get(), both);
+        return visit(n->false_value.get(), both);
+      }
+      case TypeIndex::kCast:
+        return visit(static_cast<const tir::CastNode*>(e)->value.get(), true);
+      case TypeIndex::kIntrinsic:
+        for (const PrimExpr& a : static_cast<const tir::IntrinsicNode*>(e)->args) visit(a.get(), true);
+        return;
+      default:
+        return;  // leaves; a load's indices are index expressions, not looked into
+    }
+  };
+  std::unordered_map<const tir::PrimExprNode*, int> uses;
+  std::unordered_set<const tir::PrimExprNode*> always, visited;
+  std::vector<const tir::PrimExprNode*> order;  // post-order
+  // Iterative DFS: an expression may be deeper than the native stack likes.
+  struct Frame {
+    const tir::PrimExprNode* e;
+    bool expanded;
+  };
+  std::vector<Frame> stack{{root.get(), false}};
+  always.insert(root.get());
+  visited.insert(root.get());
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.expanded) {
+      order.push_back(f.e);
+      stack.pop_back();
+      continue;
+    }
+    f.expanded = true;
+    const tir::PrimExprNode* e = f.e;
+    bool e_always = always.count(e) > 0;
+    operands(e, [&](const tir::PrimExprNode* c, bool unconditional) {
+      ++uses[c];
+      if (e_always && unconditional) always.insert(c);
+      if (visited.insert(c).second) stack.push_back({c, false});
+    });
+  }
+  // A node first reached conditionally may be reached unconditionally later (through
+  // another parent): propagate to a fixpoint over the post-order, parents first.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (!always.count(*it)) continue;
+      operands(*it, [&](const tir::PrimExprNode* c, bool unconditional) {
+        if (unconditional && always.insert(c).second) changed = true;
+      });
+    }
+  }
+  std::vector<const tir::PrimExprNode*> out;
+  for (const tir::PrimExprNode* e : order) {
+    auto t = e->type_index();
+    if (t == TypeIndex::kIntImm || t == TypeIndex::kFloatImm || t == TypeIndex::kTirVar) continue;
+    if (uses[e] >= 2 && always.count(e)) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace tessera::native::detail

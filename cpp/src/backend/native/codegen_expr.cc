@@ -147,12 +147,23 @@ std::string KernelEmitter::EmitExpr(const PrimExpr& root, ExprMode mode) {
     ExprNeeds(*e, m, &t.needs);
     stack.push_back(std::move(t));
   };
+  // A value bound to a C variable (EmitStore's shared sub-expressions) is that variable.
+  auto bound = [&](const PrimExpr* e, ExprMode m) -> const std::string* {
+    if (m != ExprMode::kValue || bound_values_.empty()) return nullptr;
+    auto it = bound_values_.find(e->get());
+    return it == bound_values_.end() ? nullptr : &it->second;
+  };
+  if (const std::string* name = bound(&root, mode)) return *name;
   push(&root, mode);
   std::string result;
   while (true) {
     Task& top = stack.back();
     if (top.done.size() < top.needs.size()) {
       ExprNeed need = top.needs[top.done.size()];
+      if (const std::string* name = bound(need.e, need.mode)) {
+        top.done.push_back(*name);
+        continue;
+      }
       push(need.e, need.mode);  // invalidates `top`
       continue;
     }

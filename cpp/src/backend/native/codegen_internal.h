@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -139,6 +140,8 @@ class KernelEmitter {
   std::unordered_map<const tir::VarNode*, std::string> var_names_;
   std::unordered_map<const tir::VarNode*, int> var_bound_;
   std::unordered_map<const tir::BufferNode*, std::vector<BufferInfo>> buffers_;
+  /// Sub-expressions of the value being stored that are bound to C variables.
+  std::unordered_map<const tir::PrimExprNode*, std::string> bound_values_;
 };
 
 // ---- analysis (codegen_analysis.cc) ----
@@ -191,6 +194,14 @@ bool UsesAnyVar(const tir::PrimExpr& e, const std::unordered_set<const tir::VarN
 /// Variables and buffers referenced in `s`, in first-use order.
 void CollectUses(const tir::Stmt& s, std::vector<const tir::VarNode*>* vars,
                  std::vector<const tir::BufferNode*>* buffers);
+
+/// The non-trivial value sub-expressions `root` uses more than once (the lowering shares
+/// nodes: a fused relu or sigmoid uses its input in several places) and evaluates whatever
+/// the data (not only on one side of a select `lazy` says evaluates one side, or of a
+/// short-circuit `&&`/`||`), operands before their users: what the emitters bind to a C
+/// variable once rather than compute at every use. Load indices are not looked into.
+std::vector<const tir::PrimExprNode*> SharedSubexpressions(
+    const tir::PrimExpr& root, const std::function<bool(const tir::SelectNode*)>& lazy);
 
 /// Emits the SIMD (GCC vector extension) body of a vectorized loop when every access
 /// is contiguous or invariant and the arithmetic is float; returns false (emitting

@@ -184,7 +184,18 @@ void KernelEmitter::EmitStore(const tir::BufferStoreNode* n) {
   if (info.is_input)
     TS_THROW(kValue) << ctx_ << "store into input buffer '" << n->buffer->name
                      << "'; PrimFuncs may only write their outputs and allocations";
+  // Sub-expressions the value uses more than once (a fused op reading its input twice,
+  // as relu's select does) are computed once, into C variables. Non-float selects are
+  // C's lazy `?:`, so only what is evaluated anyway is hoisted out of them.
+  for (const tir::PrimExprNode* e : SharedSubexpressions(
+           n->value, [](const tir::SelectNode* s) { return !IsFloat(s->dtype); })) {
+    std::string name = Temp("cse");
+    std::string value = Value(tir::PrimExpr(e));
+    Line(std::string("const ") + ValueCType(e->dtype) + " " + name + " = " + value + ";");
+    bound_values_[e] = name;
+  }
   std::string v = Value(n->value);
+  bound_values_.clear();
   switch (n->buffer->dtype) {
     case DType::kFloat16:
       v = "ts_f2h(" + v + ")";

@@ -143,6 +143,7 @@ class VectorEmitter {
   }
 
   std::string Vec(const PrimExpr& e) {
+    if (auto it = bound_.find(e.get()); it != bound_.end()) return it->second;
     KernelEmitter::DepthGuard guard(e_);
     if (lin_.Invariant(e)) return "ts_vbcast_" + sfx_ + "(" + e_->Value(e) + ")";
     switch (e->type_index()) {
@@ -206,7 +207,19 @@ class VectorEmitter {
         if (info.is_input)
           TS_THROW(kValue) << e_->ctx() << "store into input buffer '" << n->buffer->name
                            << "'; PrimFuncs may only write their outputs and allocations";
+        // Shared sub-expressions are computed once, as in scalar stores (a select with
+        // a lane-varying condition computes both sides anyway).
+        for (const tir::PrimExprNode* x : SharedSubexpressions(
+                 n->value, [&](const tir::SelectNode* s) { return lin_.Invariant(s->cond); })) {
+          tir::PrimExpr shared(x);
+          if (x->dtype != elem_ || lin_.Invariant(shared)) continue;
+          std::string name = e_->Temp("cse");
+          std::string value = Vec(shared);
+          e_->Line("const ts_v" + sfx_ + " " + name + " = " + value + ";");
+          bound_[x] = name;
+        }
         std::string value = Vec(n->value);
+        bound_.clear();
         e_->Line("ts_vstore_" + sfx_ + "(&" + info.name + "[" +
                  e_->Offset(n->buffer.get(), n->indices) + "], " + value + ");");
         return;
@@ -278,6 +291,8 @@ class VectorEmitter {
  private:
   KernelEmitter* e_;
   DType elem_;
+  /// Shared sub-expressions of the value being stored, bound to C variables.
+  std::unordered_map<const tir::PrimExprNode*, std::string> bound_;
   LinearAnalysis lin_;
   std::string sfx_;
 };
