@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "lower_util.h"
+#include "tessera/ir/tir_mutator.h"
 #include "tessera/support/host_cpu.h"
 
 namespace tessera::lower {
@@ -17,6 +18,9 @@ namespace tessera::lower {
 using namespace tir;
 
 namespace {
+
+/// Fewer output-channel blocks than this share the parallel loop with the output rows.
+constexpr int64_t kMinParallelBlocks = 8;
 
 /// The register tile for this CPU's SIMD width: output channels x one vector of output
 /// columns, so the tile keeps `channels` independent FMA chains in registers with room
@@ -264,6 +268,15 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
     }
     if (tail > 0) row.push_back(tile(IntImm(full_tiles * tile_width), tail_width, tail));
     Stmt body = MakeAllocate(acc, MakeSeq(row));
+    if (!flat && ocb_count < kMinParallelBlocks && c.oh > 1) {
+      // Too few channel blocks to share out (24 channels are 3 blocks: one thread would
+      // get twice the other's work): the blocks and the output rows are one parallel loop.
+      tir::Var f = tir::MakeVar("ocb_oh");
+      body = tir::SubstituteVars(body, {{ocb.get(), FloorDiv(f, IntImm(c.oh))},
+                                        {oh.get(), FloorMod(f, IntImm(c.oh))}});
+      body = MakeFor(f, IntImm(0), IntImm(ocb_count * c.oh), ForKind::kParallel, body);
+      return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+    }
     if (!flat) body = MakeFor(oh, IntImm(0), IntImm(c.oh), ForKind::kSerial, body);
     body = MakeFor(ocb, IntImm(0), IntImm(ocb_count),
                    ocb_count > 1 ? ForKind::kParallel : ForKind::kSerial, body);
