@@ -338,6 +338,10 @@ TsStatus TsLayoutFlowSet(TsLayoutFlow flow, TsExpr new_call, const TsIndexMap* o
   TS_REQUIRE(new_call);
   return Guard([&] {
     using tessera::CallNode;
+    const auto* object = reinterpret_cast<const tessera::Object*>(new_call);
+    if (!tessera::IsInstance<CallNode>(object))
+      TS_THROW(kType) << "TsLayoutFlowSet: new_call must be a call of an op (the op computing "
+                         "the wanted result), got another expression";
     tessera::Ref<const CallNode> call = Borrow<CallNode>(new_call, "a call");
     if (!call->op())
       TS_THROW(kType) << "TsLayoutFlowSet: new_call must call an op, not a function";

@@ -99,6 +99,12 @@ class _Index:
     def __rmod__(self, other):
         return self._binary("%", other, True)
 
+    def __truediv__(self, other):
+        raise TesseraTypeError("IndexMap.from_func: `/` is not an index operation; use `//` "
+                               "(floordiv) and `%` (floormod)")
+
+    __rtruediv__ = __truediv__
+
     def __neg__(self):
         return _Index(f"(-{self.text})")
 

@@ -251,11 +251,23 @@ def ConvertLayout(desired_layouts):  # noqa: N802 - TVM's name
     ``"nn.conv2d:NCHW16c,OIHW16i16o"``, is accepted too. Run ``PlanLayouts()`` after it."""
     if isinstance(desired_layouts, str):
         return get_pass("ConvertLayout", desired_layouts=desired_layouts)
+    def layouts_of(op, layouts):
+        if isinstance(layouts, str):
+            return [layouts]
+        if not isinstance(layouts, (list, tuple)) or not all(isinstance(l, str) for l in layouts):
+            raise TesseraTypeError(f"ConvertLayout: the layouts of '{op}' must be a list of "
+                                   f"layout strings such as ['NHWC', 'HWIO'], got {layouts!r}")
+        return list(layouts)
+
     if isinstance(desired_layouts, dict):
-        entries = [[op] + ([layouts] if isinstance(layouts, str) else list(layouts))
-                   for op, layouts in desired_layouts.items()]
+        entries = [[op] + layouts_of(op, layouts) for op, layouts in desired_layouts.items()]
+    elif isinstance(desired_layouts, (list, tuple)):
+        entries = [[e[0]] + layouts_of(e[0], list(e[1:])) if isinstance(e, (list, tuple)) and e
+                   else layouts_of("?", e) for e in desired_layouts]
     else:
-        entries = [list(e) for e in desired_layouts]
+        raise TesseraTypeError("ConvertLayout: desired_layouts must be a dict {op: [layouts]}, "
+                               f"a list of [op, layout, ...] lists or text, got a "
+                               f"{type(desired_layouts).__name__}")
     if not entries:
         raise TesseraValueError("ConvertLayout needs at least one op and its layouts, e.g. "
                                 "{'nn.conv2d': ['NHWC', 'HWIO']}")

@@ -177,6 +177,9 @@ def @main(%x: Tensor[(16), float32], %y: Tensor[(16), float32]) {
   IndexMap split8 = IndexMap::Parse("lambda i: (i // 8, i % 8)");
   ExpectError([&] { AlterOpImpl({{"add", OpImpl{add, {Split4(), split8, Split4()}, ""}}})(add16); },
               ErrorKind::kType, "operand 1 under lambda i: (i // 8, i % 8) is [2, 8]");
+  IndexMap folds = IndexMap::Parse("lambda i: (i % 4, i % 4)");
+  ExpectError([&] { AlterOpImpl({{"add", OpImpl{add, {folds, Split4(), Split4()}, ""}}})(add16); },
+              ErrorKind::kValue, "of op 'add's operand 0 is not injective on [16]");
   ExpectError([&] { AlterOpImpl({{"nn.nope", OpImpl{add, {}, ""}}}); }, ErrorKind::kNotFound,
               "unknown op 'nn.nope'");
   ExpectError([&] { GetPass("AlterOpImpl", Attrs{{"op_impls", "add=@nowhere"}})(add16); },

@@ -443,6 +443,10 @@ def @main(%x: Tensor[(1, 8, 6, 6), float32], %w1: Tensor[(8, 8, 3, 3), float32],
   ExpectError([] { FreezeLayouts({{"nn.conv2d", {IndexMap::Identity(4)}}}); }, ErrorKind::kValue,
               "takes 2 operands, so 3 maps");
   ExpectError([] { FreezeLayouts({{"nn.nope", {}}}); }, ErrorKind::kNotFound, "unknown op");
+  // A map that does not fit its tensor names the pass, the op and the map.
+  IndexMap pair = IndexMap::Parse("lambda a, b: (b, a)");
+  ExpectError([&] { FreezeLayouts({{"nn.conv2d", {pair, IndexMap(), IndexMap()}}})(in); },
+              ErrorKind::kType, "FreezeLayouts: op 'nn.conv2d': the map lambda a, b: (b, a) of its operand 0");
 }
 
 TEST(ConvertLayout, BadDesiredLayoutsAreClearErrors) {

@@ -247,3 +247,47 @@ def test_alter_op_impl_errors():
     split8 = IndexMap.from_func(lambda i: (i // 8, i % 8))
     with pytest.raises(tessera.TesseraTypeError, match=r"operand 0 under .* is \[2, 8\]"):
         transform.AlterOpImpl({"add": add}, {"add": [split8, None, None]})(mod)
+
+
+def test_convert_layout_crops_what_padded_weights_add_to_an_unblocked_result():
+    rng = np.random.default_rng(3)
+    x = tessera.var("x", shape=(1, 5, 9, 9))
+    w = tessera.const(rng.standard_normal((6, 5, 3, 3)).astype("float32"))
+    mod = tessera.IRModule.from_expr(tessera.Function([x], nn.relu(nn.conv2d(x, w, padding=(1, 1)))))
+    data = rng.standard_normal((1, 5, 9, 9)).astype("float32")
+    out = transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o", "NCHW"]})(mod)
+    assert count(out, "crop") == 1, out
+    np.testing.assert_allclose(tessera.run(out, x=data), tessera.run(mod, x=data), rtol=1e-5,
+                               atol=1e-5)
+    with pytest.raises(TesseraValueError, match=r"ConvertLayout: op 'nn.conv2d' cannot take "
+                                                r"layouts \[NCHW4c, OIHW4i4o, NHWC\]"):
+        transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o", "NHWC"]})(mod)
+    with pytest.raises(TesseraValueError, match="ConvertLayout: op 'nn.conv2d': layout 'NCHW4q'"):
+        transform.ConvertLayout({"nn.conv2d": ["NCHW4q"]})
+    with pytest.raises(tessera.TesseraTypeError, match="must be a list of layout strings"):
+        transform.ConvertLayout({"nn.conv2d": 5})
+
+
+def test_flow_rule_mistakes_name_the_rule():
+    from tessera.layout import IndexMap, register_flow_rule, unregister_flow_rule
+    mod = tessera.parse(SOFTMAX_BETWEEN_NHWC)
+    cases = [
+        # A result of the wrong shape (pooling instead of softmax).
+        (lambda call, m: (nn.max_pool2d(call.args[0], pool_size=(2, 2), layout="NHWC"), [m]),
+         TesseraValueError, "answered nn.max_pool2d with a result of shape"),
+        (lambda call, m: (tessera.var("v", shape=(1, 8, 4, 4)), [m]), tessera.TesseraTypeError,
+         "new_call must be a call of an op"),
+        (lambda call, m: (call, [IndexMap.from_func(lambda n, c, h, w: (n, h, w, c // 2))]),
+         TesseraValueError, "rewrites operand 0 by .* which is not injective"),
+    ]
+    for rule, error, match in cases:
+        register_flow_rule("nn.softmax", rule)
+        try:
+            with transform.PassContext(opt_level=3), pytest.raises(error, match=match):
+                transform.PlanLayouts()(mod)
+        finally:
+            unregister_flow_rule("nn.softmax")
+    with pytest.raises(tessera.TesseraTypeError, match="must be callable"):
+        register_flow_rule("nn.softmax", 42)
+    with pytest.raises(tessera.TesseraTypeError, match="use `//`"):
+        IndexMap.from_func(lambda i: (i / 2,))

@@ -95,6 +95,11 @@ TsStatus CallFlowRule(TsExpr call, TsIndexMap map, TsLayoutFlow flow, void* user
                                TypeName(result));
     py::sequence pair = result;
     TsExpr new_call = ExprOf(pair[0], what + ": new_call");
+    TsExprKind kind;
+    Check(TsExprGetKind(new_call, &kind));
+    if (kind != TS_EXPR_CALL)
+      Raise(TS_ERROR_TYPE, what + ": new_call must be a call of an op (the op computing the "
+                                  "wanted result), got a " + TypeName(pair[0]));
     py::object maps_obj = pair[1];
     if (py::isinstance<py::str>(maps_obj) || !py::isinstance<py::sequence>(maps_obj))
       Raise(TS_ERROR_TYPE, what + ": operand_maps must be a list of IndexMap or None, got a " +
@@ -120,7 +125,11 @@ TsStatus CallFlowRule(TsExpr call, TsIndexMap map, TsLayoutFlow flow, void* user
 void BindFlowRules(py::module_& m) {
   m.def(
       "register_flow_rule",
-      [](const std::string& op_name, py::function fn) {
+      [](const std::string& op_name, py::object fn) {
+        if (!PyCallable_Check(fn.ptr()))
+          Raise(TS_ERROR_TYPE, "register_flow_rule: the rule of '" + op_name +
+                                   "' must be callable as rule(call, index_map), got a " +
+                                   TypeName(fn));
         // The C call owns the rule from here, also when it fails.
         Check(TsLayoutFlowRuleRegister(op_name.c_str(), &CallFlowRule,
                                        new PyFlowRule{std::move(fn), op_name},

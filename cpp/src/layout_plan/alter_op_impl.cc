@@ -74,6 +74,10 @@ class Replacer : public KernelAdder {
         TS_THROW(kType) << "AlterOpImpl: the map " << m.ToString() << " of op '" << name
                         << "'s operand " << i << " takes " << m.arity()
                         << " indices but the operand has rank " << shape->size();
+      if (m.defined() && !m.IsInjective(*shape))
+        TS_THROW(kValue) << "AlterOpImpl: the map " << m.ToString() << " of op '" << name
+                         << "'s operand " << i << " is not injective on " << ShapeToString(*shape)
+                         << " (it would lose elements)";
       CheckParam(name, pf, i, m.defined() ? m.MapShape(*shape) : *shape, tt->dtype, m,
                  ("operand " + std::to_string(i)).c_str());
       // Padded lanes are zero: what reductions over a padded axis need.
@@ -84,6 +88,9 @@ class Replacer : public KernelAdder {
       TS_THROW(kType) << "AlterOpImpl: the result map " << out_map.ToString() << " of op '"
                       << name << "' takes " << out_map.arity()
                       << " indices but the result has rank " << out_shape->size();
+    if (out_map.defined() && !out_map.IsInjective(*out_shape))
+      TS_THROW(kValue) << "AlterOpImpl: the result map " << out_map.ToString() << " of op '"
+                       << name << "' is not injective on " << ShapeToString(*out_shape);
     std::vector<int64_t> new_shape = out_map.defined() ? out_map.MapShape(*out_shape) : *out_shape;
     CheckParam(name, pf, n, new_shape, out_type->dtype, out_map, "result");
     Expr replaced = MakeOpCall(kCallTirOp, {MakeGlobalVar(GlobalFor(name, *impl)), MakeTuple(args)},

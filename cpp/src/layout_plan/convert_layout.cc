@@ -78,7 +78,14 @@ class Converter : public ExprMutator {
       if (layout == "default" || layout == old) continue;
       // Zero is the right fill for the padded channels of a convolution's operands.
       const size_t operand = static_cast<size_t>(slots->operands[k]);
-      IndexMap map = IndexMap::FromLayouts(old, layout);
+      IndexMap map;
+      try {
+        map = IndexMap::FromLayouts(old, layout);
+      } catch (const Error& e) {
+        TS_THROW(kValue) << "ConvertLayout: op '" << name << "' cannot convert its "
+                         << slots->attrs[k] << " from " << old << " to " << layout << ": "
+                         << e.what();
+      }
       args[operand] = MakeLayoutTransform(args[operand], map, 0.0);
       const auto* tt = arg_types[operand].as<TensorTypeNode>();
       if (tt) arg_types[operand] = MakeTensorType(map.MapShape(tt->shape), tt->dtype);
@@ -95,13 +102,15 @@ class Converter : public ExprMutator {
     if (attrs.Has("out_layout"))
       attrs.Set("out_layout", new_result == attrs.GetString(data_attr) ? "" : new_result);
     attrs.Set("frozen_layout", true);
-    Expr converted = MakeOpCall(name, args, attrs);
+    Expr converted;
     // A combination the op cannot take (a padded data layout with the kernel's left as it
     // was, a depthwise conv with dense blocked weights) is the caller's mistake: say so
     // here rather than as a type error after the pass.
+    Type converted_type;
     try {
+      converted = MakeOpCall(name, args, attrs);
       const auto* c = converted.as<CallNode>();
-      OpRegistry::Global().Get(name).type_rel(arg_types, c->attrs, c->type_args);
+      converted_type = OpRegistry::Global().Get(name).type_rel(arg_types, c->attrs, c->type_args);
     } catch (const Error& e) {
       std::string layouts;
       for (const std::string& l : *want) layouts += (layouts.empty() ? "" : ", ") + l;
@@ -109,11 +118,14 @@ class Converter : public ExprMutator {
                        << "] here: " << e.what();
     }
     Expr back = MakeLayoutTransform(converted, IndexMap::FromLayouts(new_result, old_result));
-    IndexMap there = IndexMap::FromLayouts(old_result, new_result);
     IndexMap back_map = IndexMap::FromLayouts(new_result, old_result);
-    if (back_map.MapShape(there.MapShape(*out_shape)) != *out_shape) {
-      // The new layout padded the result (channels rounded up to the block): crop them
-      // off. Padded output channels of a convolution are zero (zero weights).
+    const auto* ct = converted_type.as<TensorTypeNode>();
+    std::vector<int64_t> converted_shape =
+        ct ? ct->shape : IndexMap::FromLayouts(old_result, new_result).MapShape(*out_shape);
+    if (back_map.MapShape(converted_shape) != *out_shape) {
+      // The new layouts padded the result (channels rounded up to the block, by the
+      // result's layout or by the weights' output channels): crop them off. Padded output
+      // channels of a convolution are zero (zero weights).
       std::vector<int64_t> begin(out_shape->size(), 0);
       back = MakeOpCall("crop", {back},
                         Attrs{{"begin", AttrValue::Ints(begin)},
@@ -178,8 +190,15 @@ Pass ConvertLayout(DesiredLayouts desired) {
     if (layouts.empty() || layouts.size() > most)
       TS_THROW(kValue) << "ConvertLayout: op '" << op << "' takes 1 to " << most
                        << " layouts, got " << layouts.size();
-    for (const std::string& l : layouts)
-      if (l != "default") layout::IndexMap::FromLayouts(l, l);  // validates the string
+    for (const std::string& l : layouts) {
+      if (l == "default") continue;
+      try {
+        layout::IndexMap::FromLayouts(l, l);  // validates the string
+      } catch (const Error& e) {
+        ::tessera::detail::ErrorBuilder(e.kind()) << "ConvertLayout: op '" << op << "': layout '" << l
+                           << "' is not a layout: " << e.what();
+      }
+    }
   }
   return CreateModulePass(
       [desired](IRModule mod, const PassContext&) {

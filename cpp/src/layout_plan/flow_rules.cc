@@ -11,6 +11,7 @@
 #include "tessera/ir/op.h"
 #include "tessera/ir/type.h"
 #include "tessera/layout/suggest_layout_transforms.h"
+#include "tessera/runtime/ndarray.h"
 #include "tessera/support/error.h"
 
 namespace tessera::layout_plan {
@@ -272,6 +273,49 @@ RuleTable& Rules() {
 
 }  // namespace
 
+namespace {
+
+/// Throws unless a registered rule's answer for `call` under `map` type-checks and gives
+/// the result `map` asks for (naming the rule: its mistakes would otherwise surface as
+/// type errors at some later op).
+void CheckRuleAnswer(const CallNode* call, const IndexMap& map, const LayoutFlow& flow) {
+  const std::string where = "the layout flow rule of '" + call->op()->name + "'";
+  if (flow.maps.size() != flow.operands.size())
+    TS_THROW(kValue) << where << " gave " << flow.maps.size() << " map(s) for "
+                     << flow.operands.size() << " operand(s)";
+  std::vector<Type> types;
+  for (size_t i = 0; i < flow.operands.size(); ++i) {
+    Type t = flow.operands[i]->checked_type_or_null();
+    const auto* tt = t.as<TensorTypeNode>();
+    if (flow.maps[i].defined() && tt) {
+      if (!flow.maps[i].IsInjective(tt->shape))
+        TS_THROW(kValue) << where << " rewrites operand " << i << " by "
+                         << flow.maps[i].ToString() << ", which is not injective on "
+                         << ShapeToString(tt->shape);
+      t = MakeTensorType(flow.maps[i].MapShape(tt->shape), tt->dtype);
+    }
+    types.push_back(t);
+  }
+  if (flow.tuple_operands) types = {MakeTupleType(types)};
+  const OpDef* def = OpRegistry::Global().Find(flow.op);
+  if (!def) TS_THROW(kNotFound) << where << " answered with unknown op '" << flow.op << "'";
+  Type result;
+  try {
+    result = def->type_rel(types, flow.attrs, {});
+  } catch (const Error& e) {
+    ::tessera::detail::ErrorBuilder(e.kind()) << where << " answered " << flow.op << " on rewritten operands that do "
+                       << "not type-check: " << e.what();
+  }
+  auto shape = ShapeOf(Expr(call));
+  const auto* rt = result.as<TensorTypeNode>();
+  if (shape && rt && rt->shape != map.MapShape(*shape))
+    TS_THROW(kValue) << where << " answered " << flow.op << " with a result of shape "
+                     << ShapeToString(rt->shape) << ", but the result under " << map.ToString()
+                     << " is " << ShapeToString(map.MapShape(*shape));
+}
+
+}  // namespace
+
 std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map) {
   if (!call->op() || IsFrozen(call)) return std::nullopt;
   const std::string& name = call->op()->name;
@@ -281,7 +325,11 @@ std::optional<LayoutFlow> FlowThrough(const CallNode* call, const IndexMap& map)
     auto it = Rules().rules.find(name);
     if (it != Rules().rules.end()) rule = it->second;
   }
-  if (rule) return rule(Call(call), map);
+  if (rule) {
+    std::optional<LayoutFlow> flow = rule(Call(call), map);
+    if (flow) CheckRuleAnswer(call, map, *flow);
+    return flow;
+  }
   if (name == "nn.bias_add") return FlowBiasAdd(call, map);
   if (name == "concatenate") return FlowConcatenate(call, map);
   if (name == "nn.max_pool2d" || name == "nn.avg_pool2d" || name == "nn.global_avg_pool2d" ||

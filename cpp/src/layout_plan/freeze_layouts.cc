@@ -1,5 +1,7 @@
 // FreezeLayouts: layout-critical ops take the index maps a user chose for their operands and
 // result, as call_tir of their own PrimFunc transformed by TransformLayout, frozen there.
+#include <optional>
+
 #include "layout_ops.h"
 #include "tessera/ir/infer_type.h"
 #include "tessera/ir/op.h"
@@ -50,7 +52,7 @@ class Freezer : public KernelAdder {
         continue;
       }
       // Zero in padded lanes: what a convolution's or matmul's operands need.
-      pf = layout::TransformLayout(pf, static_cast<int>(i), m, 0.0);
+      pf = Transform(pf, static_cast<int>(i), m, name, "operand " + std::to_string(i), 0.0);
       args.push_back(MakeLayoutTransform(call->args[i], m, 0.0));
     }
     const IndexMap& out_map = maps->back();
@@ -61,7 +63,7 @@ class Freezer : public KernelAdder {
         TS_THROW(kValue) << "FreezeLayouts: the result map " << out_map.ToString() << " of op '"
                          << name << "' must be a bijection on " << ShapeToString(*out_shape)
                          << " (results that pad are not supported)";
-      pf = layout::TransformLayout(pf, static_cast<int>(orig->args.size()), out_map);
+      pf = Transform(pf, static_cast<int>(orig->args.size()), out_map, name, "result", std::nullopt);
       new_shape = out_map.MapShape(*out_shape);
     }
     std::string global = Add("frozen_", name, "", pf);
@@ -73,6 +75,18 @@ class Freezer : public KernelAdder {
   }
 
  private:
+  /// TransformLayout of parameter `param`, its errors naming the pass, the op and the map.
+  static tir::PrimFunc Transform(const tir::PrimFunc& pf, int param, const IndexMap& map,
+                                 const std::string& op, const std::string& what,
+                                 std::optional<double> pad) {
+    try {
+      return layout::TransformLayout(pf, param, map, pad);
+    } catch (const Error& e) {
+      ::tessera::detail::ErrorBuilder(e.kind()) << "FreezeLayouts: op '" << op << "': the map " << map.ToString()
+                         << " of its " << what << ": " << e.what();
+    }
+  }
+
   const FrozenLayouts& layouts_;
 };
 
