@@ -1,8 +1,11 @@
 """Kernel benchmark: Tessera's native backend against PyTorch, one thread, same run.
 
 Measures ResNet-18 conv2d layers, dense 1024^3, a chain of 5 elementwise ops on 4M
-floats, softmax and layer_norm on transformer shapes. Each case is checked against the
-peer's output before it is timed. Writes bench/results/kernels.{md,json}.
+floats, the transcendental functions and a fused chain of them, softmax and layer_norm on
+transformer shapes. Each case is checked against the peer's output before it is timed.
+Elementwise cases are also built with FuseOps off (one kernel per op), so the table shows
+whether a fused kernel is ever slower than the same ops unfused. Writes
+bench/results/kernels.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_kernels.py [--repeat N] [--quick]
 """
@@ -11,7 +14,6 @@ import json
 import os
 import pathlib
 import platform
-import statistics
 import sys
 import time
 
@@ -19,8 +21,8 @@ import numpy as np
 
 import tessera
 from tessera.op import nn
-from tessera import op
-from bench_util import pin_to_one_core, time_fn as time_torch
+from tessera import op, transform
+from bench_util import pin_to_one_core, time_fn as time_torch, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parent
 
@@ -79,6 +81,23 @@ def cases(quick):
     yield (f"elementwise chain x5 on {size} floats", tessera.Function([xv, yv], chain),
            {"x": x, "y": y}, torch_chain(), ("GB/s", 3 * 4 * size))
 
+    for fn in ("exp", "sigmoid", "tanh", "erf"):
+        def torch_fn(x=x, fn=fn):
+            import torch
+            tx = torch.from_numpy(x)
+            f = torch.special.erf if fn == "erf" else getattr(torch, fn)
+            return lambda: f(tx)
+        yield (f"{fn} on {size} floats", tessera.Function([xv], getattr(op, fn)(xv)), {"x": x},
+               torch_fn(), ("GB/s", 2 * 4 * size))
+    deep = op.sigmoid(op.exp(nn.relu(op.add(op.multiply(xv, tessera.const(np.float32(0.5))),
+                                            tessera.const(np.float32(1.0))))))
+    def torch_deep(x=x):
+        import torch
+        tx = torch.from_numpy(x)
+        return lambda: torch.sigmoid(torch.exp(torch.relu(tx * 0.5 + 1)))
+    yield (f"sigmoid(exp(relu(x * 0.5 + 1))) on {size} floats", tessera.Function([xv], deep),
+           {"x": x}, torch_deep(), ("GB/s", 2 * 4 * size))
+
     s = randn(12, 128, 128)  # BERT-base attention scores, sequence 128
     sv = tessera.var("s", shape=s.shape)
     def torch_softmax(s=s):
@@ -121,10 +140,18 @@ def main():
             sys.exit(f"{name}: Tessera and PyTorch disagree (max relative error {err:.3g})")
         t_ms = ex.benchmark(warmup=args.warmup, repeat=args.repeat, **inputs)["median_ms"]
         p_ms = time_torch(torch_fn, args.warmup, args.repeat)
+        unfused_ms = None
+        if unit == "GB/s" and len(ex.kernels) == 1 and "softmax" not in name and "norm" not in name:
+            with transform.PassContext(disabled_pass=["FuseOps"]):
+                unfused = tessera.build(mod, target="native -num_threads=1")
+            if len(unfused.kernels) > 1:
+                unfused_ms = unfused.benchmark(warmup=args.warmup, repeat=args.repeat,
+                                               **inputs)["median_ms"]
         rate = lambda ms: amount / (ms * 1e-3) / 1e9
         rows.append({"case": name, "unit": unit, "tessera_ms": t_ms, "torch_ms": p_ms,
                      "tessera_rate": rate(t_ms), "torch_rate": rate(p_ms),
-                     "speedup_vs_torch": p_ms / t_ms, "max_rel_error": err})
+                     "speedup_vs_torch": p_ms / t_ms, "max_rel_error": err,
+                     "unfused_ms": unfused_ms})
         print(f"{name:44s} tessera {t_ms:8.3f} ms {rate(t_ms):7.1f} {unit}   "
               f"torch {p_ms:8.3f} ms {rate(p_ms):7.1f} {unit}   x{p_ms / t_ms:.2f}", flush=True)
 
@@ -138,13 +165,15 @@ def main():
     out.with_suffix(".json").write_text(json.dumps({"env": env, "rows": rows}, indent=1) + "\n")
     lines = ["# Kernels: Tessera native vs PyTorch (one thread, median)", "",
              "Environment: " + ", ".join(f"{k}={v}" for k, v in env.items()), "",
-             "| case | Tessera ms | rate | PyTorch ms | rate | Tessera speed-up |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| case | Tessera ms | rate | PyTorch ms | rate | Tessera speed-up | "
+             "Tessera unfused ms (FuseOps off) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        unfused = f"{r['unfused_ms']:.3f}" if r["unfused_ms"] is not None else ""
         lines.append(f"| {r['case']} | {r['tessera_ms']:.3f} | {r['tessera_rate']:.1f} {r['unit']} "
                      f"| {r['torch_ms']:.3f} | {r['torch_rate']:.1f} {r['unit']} "
-                     f"| {r['speedup_vs_torch']:.2f}x |")
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+                     f"| {r['speedup_vs_torch']:.2f}x | {unfused} |")
+    write_report(out.with_suffix(".md"), lines)
     print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
 
 

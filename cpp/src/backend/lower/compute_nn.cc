@@ -254,21 +254,27 @@ ComputeRule Softmax(bool log) {
       return MakeBinary(BinaryOp::kMax, acc, x.at(Insert(i, axis, r[0])));
     };
     TensorExpr m = ctx.ReduceNow(mx, log ? "log_softmax_max" : "softmax_max");
+    if (!log) {
+      // exp(x - max) is computed once, into scratch, and read by the sum and the division
+      // (computing it in both, as the formula reads, doubled the kernel's exps).
+      TensorExpr e = ctx.Materialize({x.shape, dt, [=](const Indices& i) {
+                                        return MakeIntrinsic("exp", {x.at(i) - m.at(Drop(i, axis))});
+                                      }},
+                                     "softmax_exp");
+      TensorExpr s = ctx.ReduceNow(AxisSum(e, axis, [=](const Indices& i) { return e.at(i); }),
+                                   "softmax_sum");
+      return {{x.shape, dt, [=](const Indices& i) {
+                 return MakeBinary(BinaryOp::kDiv, e.at(i), s.at(Drop(i, axis)));
+               }}};
+    }
     ReduceSpec sum = AxisSum(x, axis, [=](const Indices& i) {
       return MakeIntrinsic("exp", {x.at(i) - m.at(Drop(i, axis))});
     });
-    if (log)
-      sum.finalize = [=](const PrimExpr& acc, const Indices& i) {
-        return m.at(i) + MakeIntrinsic("log", {acc});
-      };
-    TensorExpr s = ctx.ReduceNow(sum, log ? "log_softmax_shift" : "softmax_sum");
-    if (log)
-      return {{x.shape, dt, [=](const Indices& i) { return x.at(i) - s.at(Drop(i, axis)); }}};
-    return {{x.shape, dt, [=](const Indices& i) {
-               Indices st = Drop(i, axis);
-               return MakeBinary(BinaryOp::kDiv, MakeIntrinsic("exp", {x.at(i) - m.at(st)}),
-                                 s.at(st));
-             }}};
+    sum.finalize = [=](const PrimExpr& acc, const Indices& i) {
+      return m.at(i) + MakeIntrinsic("log", {acc});
+    };
+    TensorExpr s = ctx.ReduceNow(sum, "log_softmax_shift");
+    return {{x.shape, dt, [=](const Indices& i) { return x.at(i) - s.at(Drop(i, axis)); }}};
   };
 }
 
