@@ -4,7 +4,8 @@ an MLP 784-512-512-10 and a small MNIST CNN are exported to ONNX, imported by Te
 checked against PyTorch (rtol 1e-4), and timed in the same run on one and two threads
 (warm-up, then median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
 optimize_for_inference), Tessera native, and Tessera with each library backend this
-build has (`native -compiler=dnnl`, `native -libs=blas`). Writes bench/results/models.{md,json}.
+build has (`native -compiler=dnnl`, `native -libs=blas`), built at opt_level 3 (layout
+planning; `--opt-level`). Writes bench/results/models.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py [--repeat N]
        [--models resnet18,mlp,...] [--threads 1,2]
@@ -19,6 +20,7 @@ import os
 import pathlib
 import platform
 import statistics
+import sys
 import tempfile
 import time
 
@@ -27,8 +29,11 @@ import torch
 import torchvision
 
 import tessera
+import tessera.transform
 
 ROOT = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from bench_util import write_report  # noqa: E402
 
 
 class MnistCNN(torch.nn.Module):
@@ -103,7 +108,10 @@ def main():
     parser.add_argument("--models", default="")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--opset", type=int, default=13)
+    parser.add_argument("--opt-level", type=int, default=3,
+                        help="Tessera's PassContext opt_level (3: layout planning)")
     args = parser.parse_args()
+    load_start = os.getloadavg()[0]
     threads = [int(t) for t in args.threads.split(",")]
     models = make_models()
     if args.models:
@@ -134,7 +142,8 @@ def main():
         for n in threads:
             torch.set_num_threads(n)
             t0 = time.perf_counter()
-            exe = tessera.build(mod, target=f"native -num_threads={n}")
+            with tessera.transform.PassContext(opt_level=args.opt_level):
+                exe = tessera.build(mod, target=f"native -num_threads={n}")
             build_s = time.perf_counter() - t0
             out = exe.run(input=x.numpy())
             err = float(np.max(np.abs(out - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
@@ -147,7 +156,8 @@ def main():
                             "tessera_ms": (b["median_ms"], b["p90_ms"]),
                             "build_s": round(build_s, 2), "max_rel_err": err, "match": ok}
             for lib, option in libraries:
-                lexe = tessera.build(mod, target=f"native -num_threads={n} {option}")
+                with tessera.transform.PassContext(opt_level=args.opt_level):
+                    lexe = tessera.build(mod, target=f"native -num_threads={n} {option}")
                 lout = lexe.run(input=x.numpy())
                 lerr = float(np.max(np.abs(lout - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
                 lb = lexe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
@@ -163,7 +173,8 @@ def main():
                   flush=True)
         results.append(row)
     info = {"machine": machine(), "threads": threads, "warmup": args.warmup,
-            "repeat": args.repeat, "opset": args.opset, "results": results}
+            "repeat": args.repeat, "opset": args.opset, "opt_level": args.opt_level,
+            "load_start": load_start, "date": time.strftime("%Y-%m-%d %H:%M"), "results": results}
     out_dir = ROOT / "results"
     out_dir.mkdir(exist_ok=True)
     (out_dir / "models.json").write_text(json.dumps(info, indent=2) + "\n")
@@ -171,7 +182,10 @@ def main():
              f"Machine: {info['machine']['cpu']}, {info['machine']['cores']} cores; "
              f"torch {torch.__version__}; OPENBLAS_CORETYPE={info['machine']['OPENBLAS_CORETYPE']} "
              f"(OpenBLAS core {info['machine']['openblas_core']}); "
-             f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1.", "",
+             f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1; "
+             f"Tessera at opt_level {args.opt_level}; load average {load_start:.2f} at the start; "
+             f"{info['date']}.", "",
+             "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py`", "",
              "| model | threads | PyTorch eager | TorchScript frozen | Tessera native | "
              "Tessera + oneDNN | Tessera + BLAS | best Tessera vs eager | vs frozen | "
              "max rel err | match |",
@@ -188,7 +202,7 @@ def main():
                                    for lib in libs)
                          + f"{t['eager_ms'][0] / best:.2f}x | {t['frozen_ms'][0] / best:.2f}x | "
                          f"{t['max_rel_err']:.1e} | {'yes' if t['match'] else 'NO'} |")
-    (out_dir / "models.md").write_text("\n".join(lines) + "\n")
+    write_report(out_dir / "models.md", lines)
     print("\n".join(lines))
 
 
