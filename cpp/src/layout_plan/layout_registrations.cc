@@ -73,12 +73,13 @@ OpImpls ImplsFromOptions(const std::string& impls_text, const std::string& maps_
     out.emplace_back(entry.substr(0, eq), OpImpl{tir::PrimFunc(), {}, global});
   }
   if (maps_text.empty()) return out;
-  for (auto& [op, maps] : FrozenFromOption(maps_text, "AlterOpImpl", "op_buffer_transforms")) {
+  for (auto& entry : FrozenFromOption(maps_text, "AlterOpImpl", "op_buffer_transforms")) {
+    const std::string& op = entry.first;
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == op; });
     if (it == out.end())
       TS_THROW(kValue) << "AlterOpImpl: op_buffer_transforms names op '" << op
                        << "', which op_impls gives no replacement";
-    it->second.maps = std::move(maps);
+    it->second.maps = std::move(entry.second);
   }
   return out;
 }
