@@ -9,6 +9,7 @@ under the same PassContext and instruments as built-in passes.
 import functools
 import inspect
 import keyword
+import warnings
 
 from . import _core, _passes
 from ._pass_factory import registered_pass as _registered_pass
@@ -51,6 +52,25 @@ class Sequential(Pass):
             if not isinstance(p, Pass):
                 raise TypeError(f"Sequential: expected Pass objects, got a {type(p).__name__}")
         super().__init__(_core.sequential(list(passes), opt_level, name, list(required)))
+
+    def __call__(self, mod):
+        # A pass the current context's opt_level skips is skipped as in TVM, but not
+        # silently: a user who listed it learns why it did nothing.
+        _warn_skipped(self, PassContext.current())
+        return Pass.__call__(self, mod)
+
+
+def _warn_skipped(seq, ctx):
+    for p in seq.passes:
+        info = p.info
+        if ctx.pass_enabled(info):
+            if isinstance(p, Sequential):
+                _warn_skipped(p, ctx)
+        elif info.name not in ctx.disabled_pass:
+            warnings.warn(f"{info.name} needs opt_level {info.opt_level} and is skipped at "
+                          f"opt_level {ctx.opt_level} (run it under "
+                          f"PassContext(opt_level={info.opt_level}) or "
+                          f"required_pass=['{info.name}'])", stacklevel=3)
 
 
 # The Python class of each C++ PassKind.

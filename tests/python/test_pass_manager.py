@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera import op
+from tessera import op, transform
 from tessera.instrument import PassInstrument
 from tessera.transform import (FunctionPass, ModulePass, PassContext, PassInfo, Sequential,
                                function_pass, module_pass)
@@ -230,7 +230,7 @@ def test_sequential_pass():
 
 def test_sequential_skips_by_opt_level_and_disabled():
     mod, _, mod_transform, _ = _sequential_fixture()
-    with PassContext(opt_level=0):
+    with PassContext(opt_level=0), pytest.warns(UserWarning, match="mod_transform needs opt_level 1"):
         assert Sequential([mod_transform])(mod).same_as(mod)
     with PassContext(opt_level=3, disabled_pass=["mod_transform"]):
         assert "myAbs" not in Sequential([mod_transform])(mod)
@@ -254,7 +254,7 @@ def test_nested_sequential_with_scoping():
     with PassContext(opt_level=1):
         Sequential([Sequential([level0])])(mod)
     assert ran == ["level0"]  # the inner Sequential (default opt_level 0) is not skipped
-    with PassContext(opt_level=1):
+    with PassContext(opt_level=1), pytest.warns(UserWarning, match="sequential needs opt_level 3"):
         Sequential([Sequential([level0], opt_level=3)])(mod)
     assert ran == ["level0"]
 
@@ -469,3 +469,20 @@ def test_opt_level_outside_0_to_4_is_an_error():
     for level in (-1, 5):
         with pytest.raises(tessera.TesseraValueError, match="opt_level must be from 0 to 4"):
             PassContext(opt_level=level)
+
+
+def test_sequential_warns_about_passes_its_opt_level_skips():
+    """Skipped as in TVM, but not silently: a listed pass above the context's opt_level
+    warns once per call; disabled passes and enabled ones do not."""
+    import warnings
+    mod = tessera.parse("def @main(%x: Tensor[(2), float32]) { nn.relu(%x) }")
+    seq = transform.Sequential([transform.PlanLayouts(), transform.InferType()])
+    with pytest.warns(UserWarning, match=r"PlanLayouts needs opt_level 3 and is skipped at "
+                                         r"opt_level 2"):
+        seq(mod)
+    for ctx in (transform.PassContext(opt_level=3),
+                transform.PassContext(disabled_pass=["PlanLayouts"]),
+                transform.PassContext(required_pass=["PlanLayouts"])):
+        with ctx, warnings.catch_warnings():
+            warnings.simplefilter("error")
+            seq(mod)
