@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
+#include "tessera/ir/op.h"
 #include "tessera/transform/pass_registry.h"
 
 namespace tessera {
@@ -144,6 +145,33 @@ TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
   std::vector<NDArray> got = native.Run(inputs);
   ASSERT_EQ(got.size(), 1u);
   testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
+}
+
+TEST(DenseTemplate, ConstantWeightsArePackedAtCompileTime) {
+  // A dense layer's constant weights (bound into the kernel by LowerToTIR) become one packed
+  // constant input: no packing loop runs per call. Few rows read them as they are.
+  NDArray w = NDArray::Empty({70, 40}, DType::kFloat32);
+  for (int64_t i = 0; i < w.NumElements(); ++i) w.SetFloat(i, 0.01 * static_cast<double>(i % 97) - 0.4);
+  for (int64_t rows : {13, 2}) {
+    Var x = MakeVar("x", MakeTensorType({rows, 40}, DType::kFloat32));
+    IRModule mod = InferTypes(IRModule::FromExpr(
+        MakeFunction({x}, MakeOpCall("nn.dense", {x, MakeConstant(w)}))));
+    auto inputs = testing_lower::RandomInputs(mod, 3);
+    Value want = RunMain(mod, inputs);
+    IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+    testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
+    int packed = 0, pack_loops = 0;
+    for (const auto& [name, f] : lowered.functions())
+      if (const auto* pf = f.as<tir::PrimFuncNode>()) {
+        for (const tir::Buffer& b : pf->params) packed += b->name.find("dense_packed") == 0;
+        pack_loops += PrintStmt(pf->body).find("dense_pack\"") != std::string::npos;
+      }
+    EXPECT_EQ(packed, rows >= 4 ? 1 : 0) << PrintModule(lowered);
+    EXPECT_EQ(pack_loops, 0) << PrintModule(lowered);
+    runtime::Executor native(Build(mod, "native"));
+    std::vector<NDArray> got = native.Run(inputs);
+    testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
+  }
 }
 
 }  // namespace

@@ -67,6 +67,8 @@ std::vector<TensorExpr> Dense(LowerContext& ctx, const std::vector<TensorExpr>& 
     g.a = [a](const Indices& b, PrimExpr i, PrimExpr k) { return a.at(Cat(b, {i, k})); };
     g.b = [w](const Indices&, PrimExpr j, PrimExpr k) { return w.at({j, k}); };
     g.a_k_contiguous = a.depth == 0;
+    if (w.constant.defined() && w.constant.dtype() == DType::kFloat32 && w.constant.shape() == w.shape)
+      g.b_nk_constant = w.constant;
     if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
   }
   return {ctx.Reduce(spec, "dense")};

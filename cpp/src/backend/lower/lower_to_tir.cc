@@ -179,9 +179,9 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
   return ExprChildren(e);
 }
 
-/// `prim` with every constant argument that is the weight of a conv2d bound into its
-/// body, and the arguments left. The op's template then packs those weights once at
-/// compile time instead of on every call; the packed copy is a constant buffer of the
+/// `prim` with every constant argument that is the weight of a conv2d or a dense bound
+/// into its body, and the arguments left. The op's template then packs those weights once
+/// at compile time instead of on every call; the packed copy is a constant buffer of the
 /// PrimFunc, so layers of one shape still share it (LowerCall compares PrimFuncs).
 std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
                                                            const std::vector<Expr>& args) {
@@ -190,9 +190,19 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
     const auto* call = e.as<CallNode>();
     if (!call || !call->op() || call->args.size() < 2) return;
     const std::string& op = call->op()->name;
-    // Only the conv2d template packs constant weights; binding others would just stop
-    // layers of one shape from sharing a kernel.
-    if (op == "nn.conv2d")
+    // Only the conv2d and GEMM templates pack constant weights; binding others would just
+    // stop layers of one shape from sharing a kernel.
+    bool packs = op == "nn.conv2d";
+    if (op == "nn.dense") {
+      // The GEMM template packs them from 4 rows on (fewer rows take dot products that
+      // read the weights as they are).
+      const auto* t = e->checked_type_or_null().as<TensorTypeNode>();
+      int64_t rows = 1;
+      if (t)
+        for (size_t d = 0; d + 1 < t->shape.size(); ++d) rows *= t->shape[d];
+      packs = t && rows >= 4;
+    }
+    if (packs)
       if (const auto* v = call->args[1].as<VarNode>()) weights.insert(v);
   });
   std::unordered_map<const VarNode*, Expr> bind;

@@ -148,11 +148,22 @@ struct Builder {
 
   /// Packs the right operand into [batch?..., panels, K, NR] (tail columns clamped).
   void Pack(int64_t panels) {
+    const int64_t nr = tile.nr;
+    if (d.b_nk_constant.defined() && !d.b_batched) {
+      // A constant right operand (a dense layer's weights) is packed here, once.
+      const float* w = d.b_nk_constant.data_as<float>();
+      NDArray arr = NDArray::Empty({panels, d.k, nr}, DType::kFloat32);
+      float* out = arr.data_as<float>();
+      for (int64_t p = 0; p < panels; ++p)
+        for (int64_t k = 0; k < d.k; ++k)
+          for (int64_t v = 0; v < nr; ++v) *out++ = w[std::min(p * nr + v, d.n - 1) * d.k + k];
+      packed = ctx.AddConstant(d.name + "_packed", std::move(arr));
+      return;
+    }
     std::vector<int64_t> shape = d.b_batched ? d.batch : std::vector<int64_t>{};
     size_t nb = shape.size();
     shape.push_back(panels);
     shape.push_back(d.k);
-    const int64_t nr = tile.nr;
     shape.push_back(nr);
     int64_t n = d.n;
     GemmDesc desc = d;
