@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tessera
+from tessera.op import nn
 
 RNG = np.random.default_rng(1)
 NAMES = [t["name"] for t in tessera.list_targets()]
@@ -117,3 +118,37 @@ def test_unsupported_dtype_in_a_partition_is_a_clear_error():
     text = partitioned("dnnl", [("x", (2, 3))], "nn.relu(%x)").replace("float32", "int32")
     with pytest.raises(tessera.TesseraUnsupportedError, match="float32"):
         tessera.build(tessera.parse(text), target="native")
+
+
+PARALLEL_KINDS = [
+    ("max_pool2d", lambda x: nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1)),
+     [(1, 64, 56, 56)]),
+    ("global_avg_pool2d", nn.global_avg_pool2d, [(1, 512, 7, 7)]),
+    ("depthwise conv2d", lambda x: nn.conv2d(x, tessera.const(np.ones((144, 1, 3, 3), "float32")),
+                                             padding=(1, 1), groups=144), [(1, 144, 56, 56)]),
+    ("small conv2d", lambda x: nn.conv2d(x, tessera.const(np.ones((16, 16, 3, 3), "float32")),
+                                         padding=(1, 1)), [(1, 16, 14, 14)]),
+    ("concatenate", lambda a, b: tessera.op.concatenate([a, b], axis=1),
+     [(1, 64, 56, 56), (1, 64, 56, 56)]),
+    ("relu", nn.relu, [(1, 64, 56, 56)]),
+    ("sum", lambda x: tessera.op.sum(x, axis=[1]), [(64, 4096)]),
+    ("softmax", nn.softmax, [(12, 128, 128)]),
+    ("layer_norm", lambda x: nn.layer_norm(x, tessera.const(np.ones(768, "float32")),
+                                           tessera.const(np.zeros(768, "float32"))), [(128, 768)]),
+    ("batch_matmul", nn.batch_matmul, [(12, 128, 64), (12, 128, 64)]),
+    ("dense, one row", lambda x: nn.dense(x, tessera.const(np.ones((512, 512), "float32"))),
+     [(1, 512)]),
+]
+
+
+@pytest.mark.parametrize("name, fn, shapes", PARALLEL_KINDS, ids=[k[0] for k in PARALLEL_KINDS])
+def test_every_kernel_kind_shares_its_work_between_threads(name, fn, shapes):
+    """Each kernel kind with enough work runs a parallel region on the thread pool, and
+    gives the interpreter's numbers on two threads."""
+    vs = [tessera.var(f"x{i}", shape=s) for i, s in enumerate(shapes)]
+    mod = tessera.IRModule.from_expr(tessera.Function(vs, fn(*vs)))
+    ex = tessera.build(mod, "native -num_threads=2")
+    assert "env->parallel_for(" in ex.source(), name
+    rng = np.random.default_rng(1)
+    feeds = {f"x{i}": rng.standard_normal(s).astype("float32") for i, s in enumerate(shapes)}
+    np.testing.assert_allclose(ex(**feeds), tessera.run(mod, **feeds), rtol=1e-4, atol=1e-4)
