@@ -121,7 +121,7 @@ TEST(HoistLayoutRewrite, RewriteOfAParameterBecomesItsOwnKernel) {
   CheckPass(HoistLayoutRewrite(), std::string(kMain) + kMatmulKernel, std::string(R"(
 def @main(%x: Tensor[(16, 16), float32], %w: Tensor[(16, 16), float32]) {
   %0 = call_tir(@matmul_layout_rewrite, (%w,), Tensor[(16, 4, 4), float32]);
-  call_tir(@matmul, (%x, %0), Tensor[(16, 16), float32])
+  call_tir(@matmul, (%x, %0), Tensor[(16, 16), float32], frozen_layout=True)
 }
 )") + kMatmulHoisted + kRewriteKernel);
 }

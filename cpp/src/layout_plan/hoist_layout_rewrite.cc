@@ -92,7 +92,10 @@ class CallRewriter : public ExprMutator {
       arg = MakeOpCall(kCallTirOp, {MakeGlobalVar(names[k]), MakeTuple({arg})}, {},
                        {MakeTensorType(dst->shape, dst->dtype)});
     }
-    return MakeOpCall(kCallTirOp, {call->args[0], MakeTuple(args)}, call->attrs, call->type_args);
+    // The kernel now reads its operands in the layouts it was written for: its layouts
+    // are decided (the seed's frozen layout of a hoisted kernel).
+    return MakeOpCall(kCallTirOp, {call->args[0], MakeTuple(args)},
+                      call->attrs.With(attr::kFrozenLayout, true), call->type_args);
   }
 
  private:
