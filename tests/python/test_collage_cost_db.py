@@ -123,6 +123,9 @@ def test_cost_database_api(tmp_path):
     here = collage.fingerprint_hash(collage.machine_fingerprint(["native -num_threads=1"]))
     assert here in stats["by_fingerprint"]
     assert "threads: 1" in stats["by_fingerprint"][here]["text"]
+    # The native kernels' revision is part of it: costs timed before a code generator
+    # change are not reused after it.
+    assert "codegen-r" in stats["by_fingerprint"][here]["text"]
     n = db.export(str(tmp_path / "costs.jsonl"))
     assert n == len(db)
     line = json.loads((tmp_path / "costs.jsonl").read_text().splitlines()[0])

@@ -25,6 +25,18 @@ runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::
 
 }  // namespace native
 
+namespace {
+
+/// The revision of the kernels the native backend generates (lowering templates and C
+/// generation). It is part of the backend's identity, so the Collage cost database times
+/// kernels again after a change that makes them faster or slower (the costs are keyed by
+/// the candidates' IR, which such a change leaves as it was): bump it with such a change.
+/// 2: shared sub-expressions computed once, one-exp sigmoid and softmax, constant dense
+/// weights packed at compile time, the spinning thread pool.
+constexpr int kNativeCodeRevision = 2;
+
+}  // namespace
+
 void RegisterNativeBackend(BackendRegistry& registry) {
   Backend b;
   b.name = "native";
@@ -37,7 +49,7 @@ void RegisterNativeBackend(BackendRegistry& registry) {
     std::string id = native::CompilerIdentity();
     id = id.substr(0, id.find('\n'));  // "gcc (Debian 12.2.0-14) 12.2.0"
     for (const std::string& f : native::NativeCompileFlags()) id += " " + f;
-    return id;
+    return id + " codegen-r" + std::to_string(kNativeCodeRevision);
   };
   registry.Register(std::move(b));
 }
