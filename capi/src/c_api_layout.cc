@@ -314,6 +314,8 @@ TsStatus TsAlterOpImplPassCreate(const char* const* op_names, const TsExpr* prim
     std::vector<std::string> names = NamesFromC(op_names, num_ops, "TsAlterOpImplPassCreate: op_names");
     if (num_ops && !prim_funcs)
       TS_THROW(kValue) << "TsAlterOpImplPassCreate: prim_funcs is NULL with a count of " << num_ops;
+    if (maps && !num_maps)
+      TS_THROW(kValue) << "TsAlterOpImplPassCreate: maps is given but num_maps is NULL";
     if (num_maps && !maps) {
       for (size_t i = 0; i < num_ops; ++i)
         if (num_maps[i]) TS_THROW(kValue) << "TsAlterOpImplPassCreate: maps is NULL but num_maps is not 0";

@@ -64,8 +64,8 @@ def _warn_skipped(seq, ctx):
     for p in seq.passes:
         info = p.info
         if ctx.pass_enabled(info):
-            if isinstance(p, Sequential):
-                _warn_skipped(p, ctx)
+            if p.kind == "sequential":
+                _warn_skipped(wrap_pass(p), ctx)
         elif info.name not in ctx.disabled_pass:
             warnings.warn(f"{info.name} needs opt_level {info.opt_level} and is skipped at "
                           f"opt_level {ctx.opt_level} (run it under "
@@ -282,8 +282,12 @@ def ConvertLayout(desired_layouts):  # noqa: N802 - TVM's name
     if isinstance(desired_layouts, dict):
         entries = [[op] + layouts_of(op, layouts) for op, layouts in desired_layouts.items()]
     elif isinstance(desired_layouts, (list, tuple)):
-        entries = [[e[0]] + layouts_of(e[0], list(e[1:])) if isinstance(e, (list, tuple)) and e
-                   else layouts_of("?", e) for e in desired_layouts]
+        entries = []
+        for e in desired_layouts:
+            if not isinstance(e, (list, tuple)) or len(e) < 2 or not isinstance(e[0], str):
+                raise TesseraTypeError("ConvertLayout: each entry of the list form must be "
+                                       f"[op, layout, ...] such as ['nn.conv2d', 'NHWC'], got {e!r}")
+            entries.append([e[0]] + layouts_of(e[0], list(e[1:])))
     else:
         raise TesseraTypeError("ConvertLayout: desired_layouts must be a dict {op: [layouts]}, "
                                f"a list of [op, layout, ...] lists or text, got a "

@@ -462,6 +462,9 @@ static void test_alter_op_impl(void) {
   const char* nope[1] = {"nn.nope"};
   CHECK(TsAlterOpImplPassCreate(nope, &add, 1, NULL, NULL, &pass) == TS_ERROR_NOT_FOUND);
   CHECK(TsAlterOpImplPassCreate(ops, &add, 1, NULL, NULL, NULL) == TS_ERROR_INVALID_ARGUMENT);
+  /* Maps without their counts, and no op at all, are errors rather than a pass doing less. */
+  CHECK(TsAlterOpImplPassCreate(ops, &add, 1, maps, NULL, &pass) == TS_ERROR_VALUE);
+  CHECK(TsAlterOpImplPassCreate(NULL, NULL, 0, NULL, NULL, &pass) == TS_ERROR_VALUE);
   TsExprDestroy(main_fn);
   TsIndexMapDestroy(split);
   TsExprDestroy(add);

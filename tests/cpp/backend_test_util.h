@@ -112,6 +112,11 @@ inline void ExpectSameAfterLoadInChild(const std::shared_ptr<runtime::Executable
 }
 
 /// `T("1, 3")` = "Tensor[(1, 3), float32]".
+/// Whether this build has the backend `name` (oneDNN and BLAS are optional).
+inline bool HaveBackend(const std::string& name) {
+  return BackendRegistry::Global().Find(name) != nullptr;
+}
+
 inline std::string T(const std::string& shape, const std::string& dtype = "float32") {
   return "Tensor[(" + shape + "), " + dtype + "]";
 }

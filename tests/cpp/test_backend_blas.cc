@@ -17,7 +17,7 @@ using testing_backend::T;
 using testing_backend::WithConstants;
 
 bool HaveBlas() {
-  return BackendRegistry::Global().Find("blas") != nullptr;
+  return testing_backend::HaveBackend("blas");
 }
 
 std::string Dense(int m, int k, int n, const std::string& epilogue) {

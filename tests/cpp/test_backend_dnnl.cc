@@ -18,7 +18,7 @@ using testing_backend::T;
 using testing_backend::WithConstants;
 
 bool HaveDnnl() {
-  return BackendRegistry::Global().Find("dnnl") != nullptr;
+  return testing_backend::HaveBackend("dnnl");
 }
 std::string S(int64_t v) {
   return std::to_string(v);

@@ -19,7 +19,7 @@ using testing_backend::T;
 using testing_backend::WithConstants;
 
 bool HaveDnnl() {
-  return BackendRegistry::Global().Find("dnnl") != nullptr;
+  return testing_backend::HaveBackend("dnnl");
 }
 
 /// The steps every oneDNN module of `exe` runs per call.

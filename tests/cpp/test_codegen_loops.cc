@@ -294,6 +294,20 @@ TEST(CodegenLoops, SharedSubexpressionsAreComputedOnce) {
   }
 }
 
+TEST(CodegenLoops, SharedSubexpressionsNestedInSharedOnesAreBoundFirst) {
+  // p = e * e is shared and reads the shared e: e must be bound before p, or p's binding
+  // computes e again (one exp per iteration either way if the order is right).
+  Buffer a = MakeBuffer("A", {8}), b = MakeBuffer("B", {8});
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr e = MakeIntrinsic("exp", {MakeLoad(a, {i})});
+  PrimExpr p = e * e;
+  PrimFunc f = MakePrimFunc({a, b}, 1, MakeFor(i, IntImm(0), IntImm(8), ForKind::kSerial,
+                                               MakeStore(b, p + p * e, {i})));
+  ExpectMatchesInterp(f, "cse_nested", 3);
+  std::string c = native::GenerateC({{"k", f}});
+  EXPECT_EQ(Count(c.substr(c.find("int32_t k(")), "expf("), 1u) << c;
+}
+
 TEST(CodegenLoops, SharedSubexpressionsStayInsideLazyBranches) {
   // An int select is C's lazy `?:`: a division used twice, only on the side taken when
   // the divisor is not zero, must not be hoisted in front of the test.

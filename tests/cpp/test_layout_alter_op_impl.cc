@@ -180,6 +180,9 @@ def @main(%x: Tensor[(16), float32], %y: Tensor[(16), float32]) {
   IndexMap folds = IndexMap::Parse("lambda i: (i % 4, i % 4)");
   ExpectError([&] { AlterOpImpl({{"add", OpImpl{add, {folds, Split4(), Split4()}, ""}}})(add16); },
               ErrorKind::kValue, "of op 'add's operand 0 is not injective on [16]");
+  ExpectError([&] { AlterOpImpl({}); }, ErrorKind::kValue, "needs at least one op");
+  ExpectError([&] { GetPass("AlterOpImpl", Attrs{{"op_impls", "add=f;add=g"}}); },
+              ErrorKind::kValue, "op 'add' is given two replacements");
   ExpectError([&] { AlterOpImpl({{"nn.nope", OpImpl{add, {}, ""}}}); }, ErrorKind::kNotFound,
               "unknown op 'nn.nope'");
   ExpectError([&] { GetPass("AlterOpImpl", Attrs{{"op_impls", "add=@nowhere"}})(add16); },

@@ -242,6 +242,8 @@ def test_alter_op_impl_errors():
         transform.AlterOpImpl({"add": add}, {"multiply": []})
     with pytest.raises(tessera.TesseraNotFoundError, match="unknown op 'nn.nope'"):
         transform.AlterOpImpl({"nn.nope": add})
+    with pytest.raises(TesseraValueError, match="needs at least one op"):
+        transform.AlterOpImpl({})
     with pytest.raises(tessera.TesseraTypeError, match="expected a PrimFunc|PrimFunc"):
         transform.AlterOpImpl({"add": tessera.var("x", shape=(4,))})
     split8 = IndexMap.from_func(lambda i: (i // 8, i % 8))
@@ -266,6 +268,9 @@ def test_convert_layout_crops_what_padded_weights_add_to_an_unblocked_result():
         transform.ConvertLayout({"nn.conv2d": ["NCHW4q"]})
     with pytest.raises(tessera.TesseraTypeError, match="must be a list of layout strings"):
         transform.ConvertLayout({"nn.conv2d": 5})
+    for entry in ([], [1, "NHWC"], "nn.conv2d"):
+        with pytest.raises(tessera.TesseraTypeError, match=r"must be \[op, layout, ...\]"):
+            transform.ConvertLayout([entry])
 
 
 def test_flow_rule_mistakes_name_the_rule():

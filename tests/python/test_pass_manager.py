@@ -480,6 +480,9 @@ def test_sequential_warns_about_passes_its_opt_level_skips():
     with pytest.warns(UserWarning, match=r"PlanLayouts needs opt_level 3 and is skipped at "
                                          r"opt_level 2"):
         seq(mod)
+    # Inside an enabled inner Sequential too.
+    with pytest.warns(UserWarning, match="PlanLayouts needs opt_level 3"):
+        transform.Sequential([seq])(mod)
     for ctx in (transform.PassContext(opt_level=3),
                 transform.PassContext(disabled_pass=["PlanLayouts"]),
                 transform.PassContext(required_pass=["PlanLayouts"])):

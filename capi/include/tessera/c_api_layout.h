@@ -168,10 +168,12 @@ TS_CAPI_EXPORT TsStatus TsSuggestLayoutTransforms(TsExpr func, const TsIndexMap*
  *  buffer per operand, then the result), its operands layout_transformed into the maps the
  *  replacement was written for and its result back. `maps` holds, op after op,
  *  `num_maps[i]` entries (0: the op's own layouts; else one per parameter, NULL keeping a
- *  tensor's layout); `maps` and `num_maps` may be NULL for none. An unknown op fails with
+ *  tensor's layout); `maps` and `num_maps` may both be NULL for none (`maps` without
+ *  `num_maps` fails with TS_ERROR_VALUE). An unknown op fails with
  *  TS_ERROR_NOT_FOUND, a callee that is not a PrimFunc with TS_ERROR_TYPE; parameters that
  *  do not match the op's operands under the maps fail when the pass runs (TS_ERROR_TYPE or
- *  TS_ERROR_VALUE, naming the op, the parameter and the map). `*out` is new. */
+ *  TS_ERROR_VALUE, naming the op, the parameter and the map); no op at all fails with
+ *  TS_ERROR_VALUE. `*out` is new. */
 TS_CAPI_EXPORT TsStatus TsAlterOpImplPassCreate(const char* const* op_names,
                                                 const TsExpr* prim_funcs, size_t num_ops,
                                                 const TsIndexMap* maps, const size_t* num_maps,

@@ -140,6 +140,13 @@ class Replacer : public KernelAdder {
 namespace tessera {
 
 Pass AlterOpImpl(OpImpls impls) {
+  // A pass with nothing to replace would run and change nothing: say so instead.
+  if (impls.empty()) TS_THROW(kValue) << "AlterOpImpl needs at least one op and its replacement";
+  for (size_t i = 0; i < impls.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (impls[i].first == impls[j].first)
+        TS_THROW(kValue) << "AlterOpImpl: op '" << impls[i].first
+                         << "' is given two replacements";
   for (const auto& [op, impl] : impls) {
     if (!OpRegistry::Global().Find(op)) TS_THROW(kNotFound) << "AlterOpImpl: unknown op '" << op << "'";
     if (!impl.func.defined() && impl.global.empty())

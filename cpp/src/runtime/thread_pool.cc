@@ -51,10 +51,11 @@ inline void CpuRelax() {
 #endif
 }
 
-/// Spins until `done()` or kSpin has passed; whether `done()` became true.
+/// Spins until `done()` or `spin` has passed; whether `done()` became true.
 template <typename F>
-bool SpinUntil(F&& done) {
-  const Clock::time_point until = Clock::now() + kSpin;
+bool SpinUntil(Clock::duration spin, F&& done) {
+  if (spin == Clock::duration::zero()) return done();
+  const Clock::time_point until = Clock::now() + spin;
   for (uint32_t i = 1;; ++i) {
     if (done()) return true;
     CpuRelax();
@@ -90,6 +91,15 @@ ThreadPool::ThreadPool(int num_threads) {
     TS_THROW(kValue) << "a thread pool of " << num_threads_ << " threads is more than the "
                      << kMaxThreads << " allowed";
   unsigned cores = std::thread::hardware_concurrency();
+  // Spinning pays only with a core per thread: with more threads than the CPUs this
+  // process may use, a spinning thread takes the time of the one holding the last chunk.
+  int usable = static_cast<int>(cores);
+#ifdef __linux__
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) usable = CPU_COUNT(&allowed);
+#endif
+  spin_ = num_threads_ <= usable ? std::chrono::duration_cast<Clock::duration>(kSpin)
+                                 : Clock::duration::zero();
   for (int i = 1; i < num_threads_; ++i) {
     try {
       workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -140,8 +150,8 @@ void ThreadPool::RunChunks(Job& job) {
 void ThreadPool::WorkerLoop(int) {
   while (true) {
     // Spin for the next job first (lock-free: queued_ mirrors jobs_.size()).
-    bool seen =
-        SpinUntil([&] { return queued_.load(std::memory_order_acquire) > 0 || stop_.load(); });
+    bool seen = SpinUntil(
+        spin_, [&] { return queued_.load(std::memory_order_acquire) > 0 || stop_.load(); });
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -194,7 +204,7 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
       for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
   }
   RunChunks(*job);
-  if (!SpinUntil([&] { return job->remaining.load(std::memory_order_acquire) == 0; })) {
+  if (!SpinUntil(spin_, [&] { return job->remaining.load(std::memory_order_acquire) == 0; })) {
     std::unique_lock<std::mutex> lock(job->mutex);
     job->done.wait(lock, [&] { return job->remaining.load() == 0; });
   }

@@ -26,7 +26,9 @@ struct LayoutFlow {
 
 /// A rule for one op: given a type-checked call and the bijection its result is wanted
 /// under, how to compute that result from rewritten operands, or nullopt where the
-/// layout cannot flow. The rule is trusted: the planner does not check it.
+/// layout cannot flow. The planner checks the answer's types (the rewritten call must
+/// type-check and give the wanted result shape; its maps must be injective), not its
+/// arithmetic: a rule computing something else gives wrong numbers.
 using LayoutFlowRule =
     std::function<std::optional<LayoutFlow>(const Call& call, const layout::IndexMap& map)>;
 

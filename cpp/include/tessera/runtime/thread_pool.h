@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -18,7 +19,7 @@ namespace tessera::runtime {
 /// workers, each pinned to a core (failure to pin is only logged). Several threads may
 /// call ParallelFor on one pool at once. Idle workers spin for a millisecond (a model's
 /// next kernel starts sooner than a sleeping thread wakes), then sleep on a condition
-/// variable.
+/// variable; a pool with more threads than the CPUs the process may use does not spin.
 class ThreadPool {
  public:
   /// The most threads a pool may have.
@@ -57,6 +58,8 @@ class ThreadPool {
   std::atomic<int64_t> queued_{0};         // jobs_.size(), read by spinning workers
   int sleepers_ = 0;                       // workers blocked on wake_ (under mutex_)
   std::atomic<bool> stop_{false};
+  /// How long idle workers and waiting callers spin (zero: more threads than usable CPUs).
+  std::chrono::steady_clock::duration spin_{};
 };
 
 /// The kernel environment whose parallel_for runs on `pool` (serial when null).

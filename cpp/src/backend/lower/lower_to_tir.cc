@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "schedule_dense.h"
 #include "tessera/backend/lower/lower_primitive.h"
 #include "tessera/backend/lower/schedule_default.h"
 #include "tessera/ir/infer_type.h"
@@ -194,13 +195,13 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
     // stop layers of one shape from sharing a kernel.
     bool packs = op == "nn.conv2d";
     if (op == "nn.dense") {
-      // The GEMM template packs them from 4 rows on (fewer rows take dot products that
-      // read the weights as they are).
+      // The GEMM template packs float32 weights from kGemmPackRows rows on (fewer rows
+      // take dot products that read the weights as they are).
       const auto* t = e->checked_type_or_null().as<TensorTypeNode>();
       int64_t rows = 1;
       if (t)
         for (size_t d = 0; d + 1 < t->shape.size(); ++d) rows *= t->shape[d];
-      packs = t && rows >= 4;
+      packs = t && t->dtype == DType::kFloat32 && rows >= lower::kGemmPackRows;
     }
     if (packs)
       if (const auto* v = call->args[1].as<VarNode>()) weights.insert(v);

@@ -306,7 +306,7 @@ void AttachGemmNest(ReduceSpec& spec, GemmDesc original) {
     // Few rows with both operands k-contiguous: dot products stream the weights once
     // instead of packing them.
     bool dot =
-        desc.m < 4 && !desc.b_j_contiguous && desc.a_k_contiguous && desc.k >= builder.tile.lanes;
+        desc.m < kGemmPackRows && !desc.b_j_contiguous && desc.a_k_contiguous && desc.k >= builder.tile.lanes;
     return dot ? builder.Dot() : builder.Blocked();
   };
 }

@@ -34,6 +34,10 @@ struct GemmDesc {
   std::string name;
 };
 
+/// Products with fewer rows than this take dot products over k (the right operand read
+/// as it is); from this many on the blocked template packs the right operand.
+inline constexpr int64_t kGemmPackRows = 4;
+
 /// Whether the blocked template handles `desc` (float32 with a non-empty domain).
 bool UseGemmTemplate(const GemmDesc& desc);
 /// Makes `spec` emit the blocked nest of `desc` instead of the naive reduction.

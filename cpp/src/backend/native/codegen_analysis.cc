@@ -327,35 +327,32 @@ std::vector<const tir::PrimExprNode*> SharedSubexpressions(
     const tir::PrimExprNode* e;
     bool expanded;
   };
+  // A node is expanded (its uses counted) once, when first popped, and output after its
+  // operands: a true post-order, even where a shared operand was pushed by one user before
+  // another user that also reads it was expanded.
   std::vector<Frame> stack{{root.get(), false}};
-  always.insert(root.get());
-  visited.insert(root.get());
   while (!stack.empty()) {
-    Frame& f = stack.back();
+    Frame f = stack.back();
+    stack.pop_back();
     if (f.expanded) {
       order.push_back(f.e);
-      stack.pop_back();
       continue;
     }
-    f.expanded = true;
-    const tir::PrimExprNode* e = f.e;
-    bool e_always = always.count(e) > 0;
-    operands(e, [&](const tir::PrimExprNode* c, bool unconditional) {
+    if (!visited.insert(f.e).second) continue;
+    stack.push_back({f.e, true});
+    operands(f.e, [&](const tir::PrimExprNode* c, bool) {
       ++uses[c];
-      if (e_always && unconditional) always.insert(c);
-      if (visited.insert(c).second) stack.push_back({c, false});
+      if (!visited.count(c)) stack.push_back({c, false});
     });
   }
-  // A node first reached conditionally may be reached unconditionally later (through
-  // another parent): propagate to a fixpoint over the post-order, parents first.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      if (!always.count(*it)) continue;
-      operands(*it, [&](const tir::PrimExprNode* c, bool unconditional) {
-        if (unconditional && always.insert(c).second) changed = true;
-      });
-    }
+  // Reverse post-order puts every user before its operands: one pass marks what is
+  // evaluated whatever the data.
+  always.insert(root.get());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (!always.count(*it)) continue;
+    operands(*it, [&](const tir::PrimExprNode* c, bool unconditional) {
+      if (unconditional) always.insert(c);
+    });
   }
   std::vector<const tir::PrimExprNode*> out;
   for (const tir::PrimExprNode* e : order) {
