@@ -227,6 +227,31 @@ TEST(CodegenLoops, VectorizedLoopWithCarriedDependenceStaysSerial) {
   ExpectMatchesInterp(f, "dep", 13);
 }
 
+TEST(CodegenLoops, VectorizedLoopStoringOneBufferAtDistinctConstantRows) {
+  // B[0, i] and B[1, i] never meet whatever the iterations (a Winograd transform's stores
+  // of one vector per frequency): SIMD. B[0, i] and B[0, i + 1] do: serial.
+  Buffer a = MakeBuffer("A", {21}), b = MakeBuffer("B", {2, 21});
+  tir::Var i = tir::MakeVar("i");
+  PrimExpr x = MakeLoad(a, {i});
+  PrimFunc rows = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(20), ForKind::kVectorized,
+              MakeSeq({MakeStore(b, x + FloatImm(1.0), {IntImm(0), i}),
+                       MakeStore(b, x * FloatImm(2.0) + MakeLoad(b, {IntImm(0), i}),
+                                 {IntImm(1), i})})));
+  std::string c = native::GenerateC({{"rows", rows}});
+  EXPECT_NE(c.find("lanes of float32"), std::string::npos) << c;
+  ExpectMatchesInterp(rows, "rows", 14);
+  PrimFunc shifted = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(20), ForKind::kVectorized,
+              MakeSeq({MakeStore(b, x, {IntImm(0), i}),
+                       MakeStore(b, MakeLoad(b, {IntImm(0), i}) + x, {IntImm(0), i + 1})})));
+  c = native::GenerateC({{"shifted", shifted}});
+  EXPECT_EQ(c.find("lanes of"), std::string::npos) << c;
+  ExpectMatchesInterp(shifted, "shifted", 15);
+}
+
 TEST(CodegenLoops, UnrolledLoops) {
   Buffer a = MakeBuffer("A", {6, 4}), b = MakeBuffer("B", {6});
   tir::Var i = tir::MakeVar("i"), k = tir::MakeVar("k");

@@ -7,8 +7,10 @@
 #include "lower_util.h"
 #include "schedule_conv2d.h"
 #include "schedule_conv2d_blocked.h"
+#include "schedule_conv2d_winograd.h"
 #include "tessera/op/layout_2d.h"
 #include "tessera/support/error.h"
+#include "tessera/transform/pass_context.h"
 
 namespace tessera::lower {
 
@@ -108,7 +110,9 @@ std::vector<TensorExpr> Conv2D(LowerContext& ctx, const std::vector<TensorExpr>&
     spec.emit_nest = Conv2DTemplate(cs, data, weight, K);
   } else if (OL.blocked() && DL.IsNCHWFamily()) {
     // A channel-blocked output (NCHW{x}c): the register-tiled NCHWc template.
-    spec.emit_nest = BlockedConv2DTemplate(cs, data, DL, weight, KL, OL);
+    if (PassContext::Current().GetConfigBool("native.winograd"))
+      spec.emit_nest = WinogradConv2DTemplate(cs, data, DL, weight, KL, OL);
+    if (!spec.emit_nest) spec.emit_nest = BlockedConv2DTemplate(cs, data, DL, weight, KL, OL);
   }
   return {ctx.Reduce(spec, "conv2d")};
 }

@@ -183,7 +183,11 @@ bool CollectAccesses(const tir::Stmt& body, LinearAnalysis* lin, std::vector<Acc
 }
 
 bool IterationsIndependent(const std::vector<Access>& accesses, const LinearAnalysis& lin) {
-  // The one index tuple each stored buffer is stored at.
+  // The index tuples each stored buffer is stored at. Two tuples of one buffer are
+  // compatible when they are the same expressions (each iteration touches its own
+  // element) or differ by distinct constants in one dimension (in-bounds indices then
+  // never meet, whatever the iterations): a Winograd transform's stores of one vector per
+  // frequency.
   std::vector<std::pair<const tir::BufferNode*, const std::vector<PrimExpr>*>> stores;
   auto same_indices = [](const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
     if (a.size() != b.size()) return false;
@@ -191,25 +195,29 @@ bool IterationsIndependent(const std::vector<Access>& accesses, const LinearAnal
       if (!SameExpr(a[i], b[i])) return false;
     return true;
   };
-  auto find = [&](const tir::BufferNode* b) -> const std::vector<PrimExpr>* {
-    for (const auto& [buf, idx] : stores)
-      if (buf == b) return idx;
-    return nullptr;
+  auto disjoint = [](const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const auto* x = a[i].as<tir::IntImmNode>();
+      const auto* y = b[i].as<tir::IntImmNode>();
+      if (x && y && x->value != y->value) return true;
+    }
+    return false;
+  };
+  // Whether `idx` is compatible with every tuple `b` is stored at.
+  auto compatible = [&](const tir::BufferNode* b, const std::vector<PrimExpr>& idx) {
+    for (const auto& [buf, other] : stores)
+      if (buf == b && !same_indices(*other, idx) && !disjoint(*other, idx)) return false;
+    return true;
   };
   for (const Access& a : accesses) {
     if (!a.is_store) continue;
     std::optional<int64_t> c = lin.OffsetCoef(a.buffer, *a.indices);
-    if (!c || *c == 0) return false;
-    if (const auto* prev = find(a.buffer)) {
-      if (!same_indices(*prev, *a.indices)) return false;
-    } else {
-      stores.emplace_back(a.buffer, a.indices);
-    }
+    if (!c || *c == 0 || !compatible(a.buffer, *a.indices)) return false;
+    stores.emplace_back(a.buffer, a.indices);
   }
-  for (const Access& a : accesses) {
-    if (a.is_store) continue;
-    if (const auto* idx = find(a.buffer); idx && !same_indices(*idx, *a.indices)) return false;
-  }
+  for (const Access& a : accesses)
+    if (!a.is_store && !compatible(a.buffer, *a.indices)) return false;
   return true;
 }
 

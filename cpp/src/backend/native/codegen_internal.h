@@ -183,9 +183,9 @@ struct Access {
 /// allocations). Binds block iter vars into `lin`.
 bool CollectAccesses(const tir::Stmt& body, LinearAnalysis* lin, std::vector<Access>* out);
 
-/// True when iterations of the loop over `v` are independent: every stored buffer is
-/// stored at one index tuple whose offset has a non-zero constant coefficient of `v`,
-/// and every load of a stored buffer uses that same index tuple.
+/// True when iterations of the loop over `v` are independent: every store's offset has a
+/// non-zero constant coefficient of `v`, and any two accesses of a stored buffer use the
+/// same index tuple or differ by distinct constants in one dimension.
 bool IterationsIndependent(const std::vector<Access>& accesses, const LinearAnalysis& lin);
 
 /// True when `e` references a variable in `vars`.

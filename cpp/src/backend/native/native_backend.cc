@@ -5,6 +5,7 @@
 #include "tessera/backend/native/compiler.h"
 #include "tessera/backend/native/native_module.h"
 #include "tessera/target/backend_registry.h"
+#include "tessera/transform/pass_context.h"
 
 namespace tessera {
 
@@ -32,8 +33,9 @@ namespace {
 /// kernels again after a change that makes them faster or slower (the costs are keyed by
 /// the candidates' IR, which such a change leaves as it was): bump it with such a change.
 /// 2: shared sub-expressions computed once, one-exp sigmoid and softmax, constant dense
-/// weights packed at compile time, the spinning thread pool.
-constexpr int kNativeCodeRevision = 2;
+/// weights packed at compile time, the spinning thread pool. 3: Winograd F(2x2, 3x3)
+/// convolutions.
+constexpr int kNativeCodeRevision = 3;
 
 }  // namespace
 
@@ -49,7 +51,10 @@ void RegisterNativeBackend(BackendRegistry& registry) {
     std::string id = native::CompilerIdentity();
     id = id.substr(0, id.find('\n'));  // "gcc (Debian 12.2.0-14) 12.2.0"
     for (const std::string& f : native::NativeCompileFlags()) id += " " + f;
-    return id + " codegen-r" + std::to_string(kNativeCodeRevision);
+    id += " codegen-r" + std::to_string(kNativeCodeRevision);
+    // A config key that changes the generated kernels changes what a cost measured.
+    if (!PassContext::Current().GetConfigBool("native.winograd")) id += " direct-conv";
+    return id;
   };
   registry.Register(std::move(b));
 }
