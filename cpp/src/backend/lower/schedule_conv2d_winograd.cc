@@ -10,6 +10,7 @@
 #include <array>
 
 #include "conv_blocked_util.h"
+#include "lower_util.h"
 #include "tessera/support/host_cpu.h"
 
 namespace tessera::lower {
@@ -131,10 +132,17 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
              const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
     const int64_t tc = p.tc, R = p.rows, py = lanes;
     Buffer wu = ctx.AddConstant("wino_u", packed);
-    // 1. The input, zero-padded to whole tiles: pad[n, cb, h, w, l] (blocks of py channels).
-    Buffer pad = ctx.AllocScratch("wino_pad", {c.n, ic / py, p.th * kM + 2, p.tw * kM + 2, py},
-                                  DType::kFloat32);
-    ctx.Emit(PaddedCopy(c, data, dl, pad, py));
+    // 1. What the tiles read: a stored input blocked by whole vectors itself, each value
+    // outside it (padding, tiles past the edge) a zero picked by a select with a clamped
+    // index; otherwise a copy zero-padded to whole tiles, pad[n, cb, h, w, l] (an inlined
+    // producer is computed once, an NCHW input is blocked once).
+    const bool in_place = data.depth == 0 && dl.blocked() && dl.c_block == py;
+    Buffer pad;
+    if (!in_place) {
+      pad = ctx.AllocScratch("wino_pad", {c.n, ic / py, p.th * kM + 2, p.tw * kM + 2, py},
+                             DType::kFloat32);
+      ctx.Emit(PaddedCopy(c, data, dl, pad, py));
+    }
     const bool ragged = p.blocks * R != p.tiles;
     // The transformed input of one block of tiles, made by the work item that multiplies it.
     Buffer v = MakeBuffer(ctx.FreshName("wino_v"), {kFreqs, R, ic}, DType::kFloat32);
@@ -156,8 +164,13 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
       return for_tiles(blk, [&](const PrimExpr& r, const PrimExpr& ty, const PrimExpr& tx) {
         tir::Var cb = tir::MakeVar("cb"), l = tir::MakeVar("l");
         auto d = [&](int64_t y, int64_t x) {
-          return MakeLoad(pad, {n, cb, Simplify(ty * kM + IntImm(y)), Simplify(tx * kM + IntImm(x)),
-                                l});
+          PrimExpr h = Simplify(ty * kM + IntImm(y)), w = Simplify(tx * kM + IntImm(x));
+          if (!in_place) return MakeLoad(pad, {n, cb, h, w, l});
+          h = Simplify(h + IntImm(-c.pad_top));
+          w = Simplify(w + IntImm(-c.pad_left));
+          return MakeSelect(And(InRange(h, c.ih), InRange(w, c.iw)),
+                            data.at({n, cb, Clamp(h, c.ih), Clamp(w, c.iw), l}),
+                            FloatImm(0.0, DType::kFloat32));
         };
         std::vector<Stmt> stores;
         for (int64_t a = 0; a < kAlpha; ++a) {
