@@ -37,6 +37,7 @@ struct BufferInfo {
   std::string name;  ///< C identifier of the element pointer
   bool is_input = false;
   bool is_restrict = false;
+  bool on_stack = false;  ///< a small allocation: a C array the compiler may keep in registers
 };
 
 /// Emits one kernel (and the outlined bodies of its parallel loops).

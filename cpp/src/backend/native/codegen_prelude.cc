@@ -260,6 +260,22 @@ extern void free(void* ptr);
     s += "static inline " + v + " ts_vabs_" + sfx + "(" + v + " a) { " + me + " x = " + k.abs_mask +
          "; " + m + " k = " + lanes("x") + "; return (" + v + ")((" + m + ")a & k); }\n";
   }
+  if (vector_bytes == 64) {
+    // Masked loads and stores of the first n lanes (a vectorized loop's tail on AVX-512):
+    // the compilers' AVX-512 builtins, or lane by lane where the C compiler targets less.
+    s += R"(#if defined(__AVX512F__)
+static inline ts_vf32 ts_vloadm_f32(const float* p, int64_t n) { return __builtin_ia32_loadups512_mask(p, ts_vbcast_f32(0.0f), (unsigned short)((1u << n) - 1u)); }
+static inline void ts_vstorem_f32(float* p, ts_vf32 x, int64_t n) { __builtin_ia32_storeups512_mask(p, x, (unsigned short)((1u << n) - 1u)); }
+static inline ts_vf64 ts_vloadm_f64(const double* p, int64_t n) { return __builtin_ia32_loadupd512_mask(p, ts_vbcast_f64(0.0), (unsigned char)((1u << n) - 1u)); }
+static inline void ts_vstorem_f64(double* p, ts_vf64 x, int64_t n) { __builtin_ia32_storeupd512_mask(p, x, (unsigned char)((1u << n) - 1u)); }
+#else
+static inline ts_vf32 ts_vloadm_f32(const float* p, int64_t n) { ts_vf32 r = ts_vbcast_f32(0.0f); for (int64_t i = 0; i < n; ++i) r[i] = p[i]; return r; }
+static inline void ts_vstorem_f32(float* p, ts_vf32 x, int64_t n) { for (int64_t i = 0; i < n; ++i) p[i] = x[i]; }
+static inline ts_vf64 ts_vloadm_f64(const double* p, int64_t n) { ts_vf64 r = ts_vbcast_f64(0.0); for (int64_t i = 0; i < n; ++i) r[i] = p[i]; return r; }
+static inline void ts_vstorem_f64(double* p, ts_vf64 x, int64_t n) { for (int64_t i = 0; i < n; ++i) p[i] = x[i]; }
+#endif
+)";
+  }
   s += kVectorMath;
   s += "\n";
   return s;

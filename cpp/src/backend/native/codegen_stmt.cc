@@ -413,7 +413,7 @@ void KernelEmitter::EmitAllocate(const tir::AllocateNode* n) {
   std::string name = ClaimName(SanitizeIdentifier(b->name, "b_"));
   const char* type = StorageCType(b->dtype);
   Open("{ /* allocate " + CommentText(b->name) + " */");
-  BindBuffer(b, BufferInfo{name, false, false});
+  BindBuffer(b, BufferInfo{name, false, false, bytes <= kStackAllocBytes});
   if (bytes <= kStackAllocBytes) {
     // Zero-filled like the interpreter's scratch buffers. A memset rather than an `= {0}`
     // initializer: with the initializer GCC keeps the array in memory, so a register
