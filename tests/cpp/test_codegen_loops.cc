@@ -260,6 +260,25 @@ TEST(CodegenLoops, VectorizedLoopStoringOneBufferAtDistinctConstantRows) {
   ExpectMatchesInterp(shifted, "shifted", 15);
 }
 
+TEST(CodegenLoops, PrefetchesAreHintsInsideParallelLoopsToo) {
+  // B[i, j] = A[i, j] * 2 with a prefetch of the next row, past the end on the last one:
+  // the interpreter skips it, the C has __builtin_prefetch, and the parallel body captures
+  // the buffer it names.
+  Buffer a = MakeBuffer("A", {6, 20}), b = MakeBuffer("B", {6, 20});
+  tir::Var i = tir::MakeVar("i"), j = tir::MakeVar("j");
+  for (ForKind kind : {ForKind::kSerial, ForKind::kParallel}) {
+    PrimFunc f = MakePrimFunc(
+        {a, b}, 1,
+        MakeFor(i, IntImm(0), IntImm(6), kind,
+                MakeSeq({MakePrefetch(a, {i + 1, IntImm(0)}),
+                         MakeFor(j, IntImm(0), IntImm(20), ForKind::kSerial,
+                                 MakeStore(b, MakeLoad(a, {i, j}) * FloatImm(2.0), {i, j}))})));
+    std::string c = native::GenerateC({{"pf", f}});
+    EXPECT_NE(c.find("__builtin_prefetch(&A["), std::string::npos) << c;
+    ExpectMatchesInterp(f, std::string("prefetch_") + ForKindName(kind), 16);
+  }
+}
+
 TEST(CodegenLoops, UnrolledLoops) {
   Buffer a = MakeBuffer("A", {6, 4}), b = MakeBuffer("B", {6});
   tir::Var i = tir::MakeVar("i"), k = tir::MakeVar("k");

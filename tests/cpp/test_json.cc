@@ -48,6 +48,7 @@ PrimFunc EveryTirNode() {
       MakeSelect(MakeIntrinsic("isnan", {MakeLoad(C, {i})}), FloatImm(1.5), FloatImm(NAN)) *
           MakeCast(DType::kFloat32, i) +
       MakeIntrinsic("pow", {FloatImm(INFINITY), FloatImm(-0.0)});
+  stores.push_back(MakePrefetch(A, {i + 1, IntImm(0)}));
   stores.push_back(MakeStore(C, fval, {i}));
   Stmt loop_i = MakeFor(i, IntImm(0), IntImm(4), ForKind::kSerial, MakeSeq(stores));
 
@@ -318,6 +319,9 @@ TEST(Json, TirNodesRoundTripWithIdentity) {
   EXPECT_TRUE(ite->then_case.as<tir::BufferStoreNode>()->buffer.same_as(alloc->buffer));
   // Float literals are bit-exact: NaN, inf and -0.0 included.
   auto stores = loop_i->body.as<tir::SeqStmtNode>()->seq;
+  auto* prefetch = stores[stores.size() - 2].as<tir::PrefetchNode>();
+  ASSERT_NE(prefetch, nullptr);
+  EXPECT_TRUE(prefetch->buffer.same_as(pf->params[0]));
   auto* fstore = stores.back().as<tir::BufferStoreNode>();
   auto* pow = fstore->value.as<tir::BinaryNode>()->b.as<tir::IntrinsicNode>();
   ASSERT_NE(pow, nullptr);

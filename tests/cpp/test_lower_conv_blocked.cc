@@ -1,8 +1,9 @@
 // The NCHWc conv2d template (schedule_conv2d_blocked.cc) against the graph interpreter:
-// blocked and NCHW inputs, output blocks equal to, smaller and larger than the tile,
-// strides, padding (border rows with taps computed at run time, border tiles as loops over
-// runs of taps), row and column tails, depthwise, fused epilogues, weights given as
-// parameters and as constants packed at compile time, lowered alone and built natively.
+// blocked and NCHW inputs, large weights in chunks with prefetches, output blocks equal
+// to, smaller and larger than the tile, strides, padding (border rows with taps computed
+// at run time, border tiles as loops over runs of taps), row and column tails, depthwise,
+// fused epilogues, weights given as parameters and as constants packed at compile time,
+// lowered alone and built natively.
 #include <gtest/gtest.h>
 
 #include "backend_test_util.h"
@@ -151,6 +152,9 @@ def @main(%x: Tensor[(2, 16, 5, 4, 16), float32], %w: Tensor[(2, 16, 3, 3, 16, 1
   tir::PrimFunc pf = lower::LowerPrimitive(
       WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
   EXPECT_NE(PrintStmt(pf->body).find("%chunk"), std::string::npos) << PrintStmt(pf->body);
+  // Each band prefetches part of the next chunk's weights.
+  EXPECT_NE(PrintStmt(pf->body).find("prefetch %conv_wpk["), std::string::npos)
+      << PrintStmt(pf->body);
   CheckTemplate(text);
 }
 

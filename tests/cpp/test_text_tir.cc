@@ -143,6 +143,7 @@ PrimFunc EveryConstruct() {
                               MakeIfThenElse(cmp, MakeStore(t, x, {m}))),
                MakeIfThenElse(cmp, MakeStore(t, FloatImm(-0.0), {m})),
                MakeStore(q, MakeCast(DType::kInt64, m) * IntImm(3, DType::kInt64) + w, {w}),
+               MakePrefetch(a, {m + 4, IntImm(0)}),
                MakeBlock("empty", {}, {}, {BufferRegion{q, {Range{w, IntImm(1, DType::kInt64)}}}},
                          nullptr, MakeSeq({}))}));
   Stmt tail = MakeFor(
@@ -183,6 +184,7 @@ TEST(TextTir, EveryStatementAndExpressionRoundTrips) {
         "-9223372036854775808i64",
         "select(True, 3, -2147483648)",
         "%Q[%w] = int64(%m) * 3i64 + %w;",
+        "prefetch %A[%m + 4, 0];",
         "block \"empty\"() reads() writes(%Q[%w]) {\n",
         "-0f",
         "tir.noalias=True",
@@ -248,6 +250,9 @@ TEST(TextTir, TypeErrorsFromBuildersAreLocated) {
             "abs, floor, ceil, round, sin, cos, pow, isnan, fmod)");
   EXPECT_EQ(err("  %A[0] = min(1f);"), "t:2:11: 'min' takes 2 argument(s), got 1");
   EXPECT_EQ(err("  %X[0] = 1f;"), "t:2:3: undefined buffer '%X'");
+  EXPECT_EQ(err("  prefetch %A[0, 1];"), "t:2:12: prefetch of buffer 'A' of rank 1 with 2 indices");
+  EXPECT_EQ(err("  prefetch %A[1.5f];"), "t:2:12: index into buffer 'A' is a float");
+  EXPECT_EQ(err("  prefetch %Y[0];"), "t:2:12: undefined buffer '%Y'");
   EXPECT_EQ(err("  %A[%i] = 1f;"), "t:2:6: undefined variable '%i'");
   EXPECT_EQ(err("  for %i: int32 in 0 +: 4 sideways { }"),
             "t:2:27: unknown loop kind 'sideways' (valid: serial, parallel, vectorized, unrolled)");

@@ -198,6 +198,12 @@ class Writer {
       case TypeIndex::kSeqStmt:
         for (const auto& s : static_cast<const SeqStmtNode*>(obj)->seq) add(s);
         break;
+      case TypeIndex::kPrefetch: {
+        auto* n = static_cast<const PrefetchNode*>(obj);
+        add(n->buffer);
+        for (const auto& i : n->indices) add(i);
+        break;
+      }
       case TypeIndex::kIfThenElse: {
         auto* n = static_cast<const IfThenElseNode*>(obj);
         add(n->cond);
@@ -431,6 +437,13 @@ class Writer {
         j["kind"] = "SeqStmt";
         j["seq"] = Ids(static_cast<const SeqStmtNode*>(obj)->seq);
         break;
+      case TypeIndex::kPrefetch: {
+        auto* n = static_cast<const PrefetchNode*>(obj);
+        j["kind"] = "Prefetch";
+        j["buffer"] = Id(n->buffer);
+        j["indices"] = Ids(n->indices);
+        break;
+      }
       case TypeIndex::kIfThenElse: {
         auto* n = static_cast<const IfThenElseNode*>(obj);
         j["kind"] = "IfThenElse";

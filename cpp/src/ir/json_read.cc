@@ -90,6 +90,8 @@ const char* NodeKindName(const Object* obj) {
       return "SeqStmt";
     case TypeIndex::kIfThenElse:
       return "IfThenElse";
+    case TypeIndex::kPrefetch:
+      return "Prefetch";
     case TypeIndex::kBuffer:
       return "Buffer";
     default:
@@ -528,6 +530,10 @@ class Reader {
       Buffer buf = buffer("buffer");
       PrimExpr value = prim("value");
       return MakeStore(buf, value, Nodes<PrimExprNode>(f("indices"), p("indices")));
+    }
+    if (kind == "Prefetch") {
+      Buffer buf = buffer("buffer");
+      return MakePrefetch(buf, Nodes<PrimExprNode>(f("indices"), p("indices")));
     }
     if (kind == "Allocate") {
       Buffer buf = buffer("buffer");

@@ -351,6 +351,12 @@ Stmt SimpStmt(const Stmt& s) {
       if (!changed && value.same_as(n->value)) return s;
       return MakeStore(n->buffer, value, std::move(indices));
     }
+    case TypeIndex::kPrefetch: {
+      auto* n = s.as<PrefetchNode>();
+      bool changed = false;
+      auto indices = SimpAll(n->indices, &changed);
+      return changed ? MakePrefetch(n->buffer, std::move(indices)) : s;
+    }
     case TypeIndex::kAllocate: {
       auto* n = s.as<AllocateNode>();
       Stmt body = SimpStmt(n->body);

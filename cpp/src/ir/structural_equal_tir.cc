@@ -24,6 +24,8 @@ const char* StmtKindName(const tir::Stmt& s) {
       return "allocate";
     case TypeIndex::kSeqStmt:
       return "sequence";
+    case TypeIndex::kPrefetch:
+      return "prefetch";
     default:
       return "if";
   }
@@ -214,6 +216,17 @@ bool EqualChecker::EqualStmt(const tir::Stmt& a, const tir::Stmt& b) {
       if (!EqualPrim(x->indices[i], y->indices[i], ("store index " + std::to_string(i)).c_str()))
         return false;
     return EqualPrim(x->value, y->value, "stored value");
+  }
+  if (auto* x = a.as<PrefetchNode>()) {
+    auto* y = b.as<PrefetchNode>();
+    if (!UseBuffer(x->buffer, y->buffer, "prefetched")) return false;
+    if (x->indices.size() != y->indices.size())
+      return FailTir("prefetch rank " + std::to_string(x->indices.size()) + " vs " +
+                     std::to_string(y->indices.size()));
+    for (size_t i = 0; i < x->indices.size(); ++i)
+      if (!EqualPrim(x->indices[i], y->indices[i], ("prefetch index " + std::to_string(i)).c_str()))
+        return false;
+    return true;
   }
   if (auto* x = a.as<AllocateNode>()) {
     auto* y = b.as<AllocateNode>();

@@ -230,6 +230,11 @@ size_t Hasher::HashStmt(const tir::Stmt& s) {
     for (const PrimExpr& i : x->indices) h = HashCombine(h, HashPrim(i));
     return HashCombine(h, HashPrim(x->value));
   }
+  if (auto* x = s.as<PrefetchNode>()) {
+    h = HashCombine(HashCombine(h, BufferHash(x->buffer)), x->indices.size());
+    for (const PrimExpr& i : x->indices) h = HashCombine(h, HashPrim(i));
+    return h;
+  }
   if (auto* x = s.as<AllocateNode>()) {
     Bind(x->buffer.get());
     h = HashCombine(h, BufferHash(x->buffer));

@@ -124,6 +124,11 @@ std::string RenderStmt(const tir::Stmt& stmt) {
     for (size_t i = 0; i < s->indices.size(); ++i) idx += (i ? ", " : "") + Prim(s->indices[i]);
     return Clip(s->buffer->name + "[" + idx + "] = " + Prim(s->value));
   }
+  if (auto* p = stmt.as<PrefetchNode>()) {
+    std::string idx;
+    for (size_t i = 0; i < p->indices.size(); ++i) idx += (i ? ", " : "") + Prim(p->indices[i]);
+    return Clip("prefetch " + p->buffer->name + "[" + idx + "]");
+  }
   if (auto* a = stmt.as<AllocateNode>())
     return "allocate " + a->buffer->name + ShapeToString(a->buffer->shape) + " " +
            DTypeName(a->buffer->dtype);

@@ -121,6 +121,14 @@ tir::Stmt Parser::ParseStmt() {
     tir_buffers_.Pop();
     return tir::MakeAllocate(std::move(buffer), std::move(body));
   }
+  if (IsIdent("prefetch") && Peek(1).kind == TokKind::kLocal) {
+    Next();
+    const Token& name = Peek();
+    tir::Buffer buffer = LookupBuffer(Next());
+    std::vector<tir::PrimExpr> indices = ParseIndices(buffer);
+    ExpectPunct(";");
+    return Located(name, [&] { return tir::MakePrefetch(buffer, std::move(indices)); });
+  }
   if (IsIdent("if")) {
     Next();
     ExpectPunct("(");
@@ -148,7 +156,7 @@ tir::Stmt Parser::ParseStmt() {
     ExpectPunct(";");
     return Located(tok, [&] { return tir::MakeStore(buffer, value, std::move(indices)); });
   }
-  Expected("a statement (for, block, allocate, if, or a store like %B[%i] = ...;)");
+  Expected("a statement (for, block, allocate, if, prefetch, or a store like %B[%i] = ...;)");
 }
 
 tir::Stmt Parser::ParseFor() {

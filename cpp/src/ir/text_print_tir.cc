@@ -88,6 +88,9 @@ class TirPrinter {
     } else if (auto* st = s.as<tir::BufferStoreNode>()) {
       *out += pad + "%" + Name(st->buffer.get(), st->buffer->name) + "[" + Exprs(st->indices) +
               "] = " + Expr(st->value) + ";\n";
+    } else if (auto* pf = s.as<tir::PrefetchNode>()) {
+      *out += pad + "prefetch %" + Name(pf->buffer.get(), pf->buffer->name) + "[" +
+              Exprs(pf->indices) + "];\n";
     } else if (auto* a = s.as<tir::AllocateNode>()) {
       *out += pad + "allocate " + BufferDecl(a->buffer) + " {\n";
       Stmt(a->body, indent + 2, out);

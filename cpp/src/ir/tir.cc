@@ -182,6 +182,16 @@ Stmt MakeStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices) {
   return MakeNode<const BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
 }
 
+Stmt MakePrefetch(Buffer buffer, std::vector<PrimExpr> indices) {
+  if (indices.size() != buffer->shape.size())
+    TS_THROW(kType) << "prefetch of buffer '" << buffer->name << "' of rank "
+                    << buffer->shape.size() << " with " << indices.size() << " indices";
+  for (const PrimExpr& i : indices)
+    if (IsFloat(i->dtype))
+      TS_THROW(kType) << "index into buffer '" << buffer->name << "' is a float";
+  return MakeNode<const PrefetchNode>(std::move(buffer), std::move(indices));
+}
+
 Stmt MakeAllocate(Buffer buffer, Stmt body) {
   return MakeNode<const AllocateNode>(std::move(buffer), std::move(body));
 }

@@ -51,6 +51,8 @@ Stmt StmtExprMutator::VisitStmt(const Stmt& stmt) {
       return VisitSeq(static_cast<const SeqStmtNode*>(stmt.get()));
     case TypeIndex::kIfThenElse:
       return VisitIfThenElse(static_cast<const IfThenElseNode*>(stmt.get()));
+    case TypeIndex::kPrefetch:
+      return VisitPrefetch(static_cast<const PrefetchNode*>(stmt.get()));
     default:
       return stmt;
   }
@@ -62,6 +64,12 @@ Stmt StmtExprMutator::VisitStore(const BufferStoreNode* store) {
   changed = !value.same_as(store->value);
   std::vector<PrimExpr> indices = VisitIndices(store->indices, &changed);
   return changed ? MakeStore(store->buffer, std::move(value), std::move(indices)) : Stmt(store);
+}
+
+Stmt StmtExprMutator::VisitPrefetch(const PrefetchNode* prefetch) {
+  bool changed = false;
+  std::vector<PrimExpr> indices = VisitIndices(prefetch->indices, &changed);
+  return changed ? MakePrefetch(prefetch->buffer, std::move(indices)) : Stmt(prefetch);
 }
 
 Stmt StmtExprMutator::VisitFor(const ForNode* loop) {
@@ -180,6 +188,13 @@ class BufferSubstituter : public StmtExprMutator {
     Buffer b = Replace(store->buffer);
     if (!changed && b.same_as(store->buffer)) return Stmt(store);
     return MakeStore(b, std::move(value), std::move(indices));
+  }
+  Stmt VisitPrefetch(const PrefetchNode* prefetch) override {
+    bool changed = false;
+    std::vector<PrimExpr> indices = VisitIndices(prefetch->indices, &changed);
+    Buffer b = Replace(prefetch->buffer);
+    if (!changed && b.same_as(prefetch->buffer)) return Stmt(prefetch);
+    return MakePrefetch(b, std::move(indices));
   }
   Stmt VisitAllocate(const AllocateNode* alloc) override {
     Stmt body = VisitStmt(alloc->body);

@@ -100,6 +100,10 @@ class BufferUses : public tir::StmtExprMutator {
     if (store->buffer.get() == buffer_) used = written = true;
     return StmtExprMutator::VisitStore(store);
   }
+  Stmt VisitPrefetch(const tir::PrefetchNode* prefetch) override {
+    used = used || prefetch->buffer.get() == buffer_;
+    return StmtExprMutator::VisitPrefetch(prefetch);
+  }
   Stmt VisitAllocate(const tir::AllocateNode* alloc) override {
     used = used || alloc->buffer.get() == buffer_;
     return StmtExprMutator::VisitAllocate(alloc);

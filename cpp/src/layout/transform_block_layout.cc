@@ -76,6 +76,11 @@ class IndexSubstituter : public tir::StmtExprMutator {
     for (const PrimExpr& i : store->indices) indices.push_back(Index(i));
     return tir::MakeStore(store->buffer, VisitExpr(store->value), indices);
   }
+  Stmt VisitPrefetch(const tir::PrefetchNode* prefetch) override {
+    std::vector<PrimExpr> indices;
+    for (const PrimExpr& i : prefetch->indices) indices.push_back(Index(i));
+    return tir::MakePrefetch(prefetch->buffer, indices);
+  }
 
  private:
   const tir::VarSubstitution& subst_;

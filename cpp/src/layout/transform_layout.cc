@@ -100,6 +100,12 @@ class BufferRewriter : public tir::StmtExprMutator {
     return tir::MakeStore(fresh_, VisitExpr(store->value), Map(indices));
   }
 
+  Stmt VisitPrefetch(const tir::PrefetchNode* prefetch) override {
+    if (prefetch->buffer.get() != old_) return StmtExprMutator::VisitPrefetch(prefetch);
+    bool changed = false;
+    return tir::MakePrefetch(fresh_, Map(VisitIndices(prefetch->indices, &changed)));
+  }
+
   tir::BufferRegion VisitRegion(const tir::BufferRegion& region) override {
     tir::BufferRegion out = StmtExprMutator::VisitRegion(region);
     if (region.buffer.get() != old_) return out;

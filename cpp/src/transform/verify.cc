@@ -73,6 +73,9 @@ class PrimFuncVerifier {
       CheckBuffer(st->buffer, st->indices.size());
       for (const auto& i : st->indices) VerifyExpr(i);
       VerifyExpr(st->value);
+    } else if (auto* pf = s.as<tir::PrefetchNode>()) {
+      CheckBuffer(pf->buffer, pf->indices.size());
+      for (const auto& i : pf->indices) VerifyExpr(i);
     } else if (auto* a = s.as<tir::AllocateNode>()) {
       buffers_.insert(a->buffer.get());
       VerifyStmt(a->body);

@@ -185,7 +185,7 @@ struct BufferRegion {
 class StmtNode : public Object {
  public:
   static constexpr TypeIndex kFirst = TypeIndex::kFor;
-  static constexpr TypeIndex kLast = TypeIndex::kIfThenElse;
+  static constexpr TypeIndex kLast = TypeIndex::kPrefetch;
 
  protected:
   using Object::Object;
@@ -301,6 +301,20 @@ class IfThenElseNode : public StmtNode {
   static constexpr TypeIndex kLast = TypeIndex::kIfThenElse;
 };
 
+/// A hint that `buffer[indices]` will be read soon (a software prefetch of its cache
+/// line); it computes and changes nothing. The indices are not bounds-checked: the
+/// address is the row-major offset a load would use, and may lie outside the buffer
+/// (an index past its dimension steps on into the next rows).
+class PrefetchNode : public StmtNode {
+ public:
+  PrefetchNode(Buffer buffer, std::vector<PrimExpr> indices)
+      : StmtNode(TypeIndex::kPrefetch), buffer(std::move(buffer)), indices(std::move(indices)) {}
+  Buffer buffer;
+  std::vector<PrimExpr> indices;
+  static constexpr TypeIndex kFirst = TypeIndex::kPrefetch;
+  static constexpr TypeIndex kLast = TypeIndex::kPrefetch;
+};
+
 // ---- PrimFunc ----------------------------------------------------------------------
 
 /// A tensor-level function with destination passing: `params` are the input buffers
@@ -344,6 +358,8 @@ Stmt MakeAllocate(Buffer buffer, Stmt body);
 /// A sequence, flattened; a single statement is returned as itself.
 Stmt MakeSeq(std::vector<Stmt> seq);
 Stmt MakeIfThenElse(PrimExpr cond, Stmt then_case, Stmt else_case = nullptr);
+/// A prefetch hint of buffer[indices] (one index per dimension, integer).
+Stmt MakePrefetch(Buffer buffer, std::vector<PrimExpr> indices);
 PrimFunc MakePrimFunc(std::vector<Buffer> params, int num_outputs, Stmt body, Attrs attrs = {});
 
 /// Operator sugar for building index expressions.

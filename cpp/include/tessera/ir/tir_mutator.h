@@ -42,6 +42,8 @@ class StmtExprMutator {
   virtual Stmt VisitSeq(const SeqStmtNode* seq);
   /// A branch; the default rewrites its condition and both cases.
   virtual Stmt VisitIfThenElse(const IfThenElseNode* branch);
+  /// A prefetch; the default rewrites its indices and keeps the buffer.
+  virtual Stmt VisitPrefetch(const PrefetchNode* prefetch);
 
   /// Every index of `indices` through VisitExpr; `changed` is set when one differs.
   std::vector<PrimExpr> VisitIndices(const std::vector<PrimExpr>& indices, bool* changed);

@@ -43,6 +43,7 @@ enum class TypeIndex : uint16_t {
   kAllocate,
   kSeqStmt,
   kIfThenElse,
+  kPrefetch,
   // Other objects.
   kBuffer,
   kIRModule,

@@ -439,6 +439,8 @@ void PrimFuncRunner::Exec(const Stmt& s) {
       }
       return;
     }
+    case TypeIndex::kPrefetch:
+      return;  // a cache hint: nothing to compute
     case TypeIndex::kIfThenElse: {
       const auto* n = static_cast<const IfThenElseNode*>(s.get());
       if (Eval(n->cond).AsBool())

@@ -59,6 +59,9 @@ std::unordered_set<const BufferNode*> ReadBuffers(const Stmt& stmt) {
     } else if (auto* st = s.as<BufferStoreNode>()) {
       expr(st->value);
       for (const PrimExpr& i : st->indices) expr(i);
+    } else if (auto* pf = s.as<tir::PrefetchNode>()) {
+      read.insert(pf->buffer.get());
+      for (const PrimExpr& i : pf->indices) expr(i);
     } else if (auto* a = s.as<AllocateNode>()) {
       stack.push_back(a->body);
     } else if (auto* q = s.as<SeqStmtNode>()) {

@@ -492,10 +492,22 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
     b.ocb = Div(in_image, per_block);
     Stmt body;
     if (b.chunks > 1) {
-      tir::Var ch = tir::MakeVar("chunk"), rb = tir::MakeVar("rb");
+      tir::Var ch = tir::MakeVar("chunk"), rb = tir::MakeVar("rb"), q = tir::MakeVar("q");
       b.chunk = ch;
+      // Each band also prefetches its share of the next chunk's weights (the next block's
+      // first chunk after the last; they are contiguous): a chunk's weights come from
+      // memory in a whole network, and the hardware prefetcher, which sees them read in a
+      // burst by the first band and then not at all, does not run ahead enough (ResNet-18's
+      // 3 x 3 convolutions at 14 x 14 and 7 x 7 ran 10-20% faster in the network).
+      const int64_t chunk_floats = b.chunk_blocks * c.kh * c.kw * py * tc;
+      const int64_t lines = (chunk_floats * 4 + 63) / 64, per_band = (lines + bands - 1) / bands;
+      Stmt prefetch = MakeFor(
+          q, IntImm(0), IntImm(per_band), ForKind::kSerial,
+          MakePrefetch(b.wpk, {b.ocb, Simplify((ch + 1) * b.chunk_blocks), IntImm(0), IntImm(0),
+                               IntImm(0), Simplify((rb * per_band + q) * (64 / 4))}));
       body = MakeFor(ch, IntImm(0), IntImm(b.chunks), ForKind::kSerial,
-                     MakeFor(rb, IntImm(0), IntImm(bands), ForKind::kSerial, b.Bands(rb)));
+                     MakeFor(rb, IntImm(0), IntImm(bands), ForKind::kSerial,
+                             MakeSeq({prefetch, b.Bands(rb)})));
     } else {
       body = b.Bands(bands == 1 ? IntImm(0) : Mod(in_image, bands));
     }

@@ -77,6 +77,12 @@ Stmt SubstStmt(const Stmt& s, const VarMap& map) {
       for (const PrimExpr& i : n->indices) idx.push_back(Simplify(SubstExpr(i, map)));
       return MakeStore(n->buffer, SubstExpr(n->value, map), idx);
     }
+    case TypeIndex::kPrefetch: {
+      auto* n = static_cast<const tir::PrefetchNode*>(s.get());
+      std::vector<PrimExpr> idx;
+      for (const PrimExpr& i : n->indices) idx.push_back(Simplify(SubstExpr(i, map)));
+      return tir::MakePrefetch(n->buffer, idx);
+    }
     default:
       return s;
   }

@@ -277,6 +277,12 @@ void CollectUses(const tir::Stmt& s, std::vector<const tir::VarNode*>* vars,
         buffer(n->buffer.get());
         break;
       }
+      case TypeIndex::kPrefetch: {
+        const auto* n = static_cast<const tir::PrefetchNode*>(st);
+        for (const PrimExpr& i : n->indices) expr(i);
+        buffer(n->buffer.get());
+        break;
+      }
       case TypeIndex::kAllocate:
         stack.push_back(static_cast<const tir::AllocateNode*>(st)->body.get());
         break;

@@ -162,6 +162,13 @@ void KernelEmitter::EmitStmt(const Stmt& s) {
     case TypeIndex::kAllocate:
       EmitAllocate(static_cast<const tir::AllocateNode*>(s.get()));
       return;
+    case TypeIndex::kPrefetch: {
+      // Read access, kept in all cache levels; an address past the buffer only hints.
+      const auto* n = static_cast<const tir::PrefetchNode*>(s.get());
+      Line("__builtin_prefetch(&" + Buf(n->buffer.get(), "prefetch").name + "[" +
+           Offset(n->buffer.get(), n->indices) + "], 0, 3);");
+      return;
+    }
     case TypeIndex::kIfThenElse: {
       const auto* n = static_cast<const tir::IfThenElseNode*>(s.get());
       Open("if (" + Value(n->cond) + ") {");
