@@ -97,6 +97,18 @@ TsStatus TsStmtBufferStoreCreate(TsBuffer buffer, TsPrimExpr value, const TsPrim
   });
 }
 
+TsStatus TsStmtPrefetchCreate(TsBuffer buffer, const TsPrimExpr* indices, size_t num_indices,
+                              TsStmt* out) {
+  const char* where = "TsStmtPrefetchCreate";
+  TS_REQUIRE(buffer);
+  TS_REQUIRE(out);
+  return Guard([&] {
+    *out = Give<TsStmt>(MakePrefetch(
+        Node<BufferNode>(buffer, where, "buffer", "a buffer"),
+        NodesOf<PrimExprNode>(indices, num_indices, "TsStmtPrefetchCreate: index", kExpr)));
+  });
+}
+
 TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, TsStmt* out) {
   TS_REQUIRE(out);
   return Guard([&] {
@@ -230,6 +242,24 @@ TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
   return Field<BufferStoreNode>(
       stmt, out, __func__, "stmt", "a buffer store", [&](const BufferStoreNode& s, TsPrimExpr& o) {
         CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex: index");
+        o = Give<TsPrimExpr>(s.indices[index]);
+      });
+}
+
+TsStatus TsStmtPrefetchGetBuffer(TsStmt stmt, TsBuffer* out) {
+  return Field<PrefetchNode>(stmt, out, __func__, "stmt", "a prefetch",
+                             [](const PrefetchNode& s, TsBuffer& o) { o = Give<TsBuffer>(s.buffer); });
+}
+
+TsStatus TsStmtPrefetchGetNumIndices(TsStmt stmt, size_t* out) {
+  return Field<PrefetchNode>(stmt, out, __func__, "stmt", "a prefetch",
+                             [](const PrefetchNode& s, size_t& o) { o = s.indices.size(); });
+}
+
+TsStatus TsStmtPrefetchGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
+  return Field<PrefetchNode>(
+      stmt, out, __func__, "stmt", "a prefetch", [&](const PrefetchNode& s, TsPrimExpr& o) {
+        CheckIndex(index, s.indices.size(), "TsStmtPrefetchGetIndex: index");
         o = Give<TsPrimExpr>(s.indices[index]);
       });
 }

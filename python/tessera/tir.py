@@ -2,7 +2,7 @@
 
 Scalar expressions (``Var``, literals, arithmetic with Python operators, ``buf[i, j]``
 loads, ``select``, ``cast``, ``min``/``max``, ``call_intrin("exp", x)``), buffers and
-statements (``for_``, ``store``, ``seq``, ``allocate``, ``if_then_else``) build a body;
+statements (``for_``, ``store``, ``seq``, ``allocate``, ``if_then_else``, ``prefetch``) build a body;
 ``prim_func(params, body, num_outputs)`` makes the PrimFunc, which a graph function calls
 with ``tessera.op.call_tir``. Every node exposes its fields (``loop.extent``,
 ``store.value``, ``func.body``, ...), and ``func.with_body(stmt)`` edits one::
@@ -38,6 +38,7 @@ BufferStore = _t.BufferStore
 SeqStmt = _t.SeqStmt
 Allocate = _t.Allocate
 IfThenElse = _t.IfThenElse
+Prefetch = _t.Prefetch
 Block = _t.Block
 PrimFunc = _core.PrimFunc
 
@@ -55,11 +56,13 @@ store = _t.store
 seq = _t.seq
 allocate = _t.allocate
 if_then_else = _t.if_then_else
+prefetch = _t.prefetch
 prim_func = _t.prim_func
 
 __all__ = [
     "PrimExpr", "Var", "IntImm", "FloatImm", "Binary", "BufferLoad", "Select", "Cast", "Not",
     "Intrinsic", "Buffer", "Stmt", "For", "BufferStore", "SeqStmt", "Allocate", "IfThenElse",
-    "Block", "PrimFunc", "const", "select", "cast", "min", "max", "floordiv", "floormod", "eq",
-    "call_intrin", "for_", "store", "seq", "allocate", "if_then_else", "prim_func",
+    "Prefetch", "Block", "PrimFunc", "const", "select", "cast", "min", "max", "floordiv",
+    "floormod", "eq", "call_intrin", "for_", "store", "seq", "allocate", "if_then_else",
+    "prefetch", "prim_func",
 ]

@@ -462,6 +462,18 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsStmtForCreate(i, ci(0), ci(4), (TsForKind)7, ok_store, &s) == TS_ERROR_VALUE);
   CHECK(TsStmtForCreate(i, ci(0), ci(4), TS_FOR_SERIAL, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);
   CHECK(TsStmtSeqCreate(NULL, 2, &s) == TS_ERROR_VALUE);
+  CHECK(TsStmtPrefetchCreate(a, NULL, 0, &s) == TS_ERROR_TYPE && error_has("rank 1 with 0"));
+  TsStmt hint = NULL;
+  CHECK(TsStmtPrefetchCreate(a, &i, 1, &hint) == TS_OK);
+  TsStmtKind hint_kind;
+  size_t hint_indices = 0;
+  TsBuffer hint_buffer = NULL;
+  CHECK(TsStmtGetKind(hint, &hint_kind) == TS_OK && hint_kind == TS_STMT_PREFETCH);
+  CHECK(TsStmtPrefetchGetNumIndices(hint, &hint_indices) == TS_OK && hint_indices == 1);
+  CHECK(TsStmtPrefetchGetBuffer(hint, &hint_buffer) == TS_OK);
+  TsBufferDestroy(hint_buffer);
+  CHECK(TsStmtBufferStoreGetNumIndices(hint, &hint_indices) == TS_ERROR_TYPE);
+  TsStmtDestroy(hint);
   CHECK(TsStmtIfThenElseCreate(i, ok_store, NULL, &s) == TS_ERROR_TYPE && error_has("bool"));
   CHECK(TsStmtAllocateCreate(a, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);
   TsIterVar iv = {i, {ci(0), ci(4)}, TS_ITER_SPATIAL, NULL};

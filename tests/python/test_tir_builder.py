@@ -71,6 +71,27 @@ def test_edit_a_prim_func_through_its_fields():
     assert tessera.parse(text).astext() == text
 
 
+def test_prefetch_is_a_hint_that_round_trips():
+    # b[i] = a[i] * 2 with a prefetch of a few elements ahead (past the end at the last
+    # iterations): the same result interpreted and compiled, and the text form keeps it.
+    a, b = tir.Buffer("a", (40,)), tir.Buffer("b", (40,))
+    i = tir.Var("i")
+    body = tir.for_(i, 0, 40, tir.seq([tir.prefetch(a, [i + 16]), tir.store(b, a[i] * 2.0, [i])]))
+    func = tir.prim_func([a, b], body)
+    hint = func.body.body.seq[0]
+    assert isinstance(hint, tir.Prefetch) and hint.buffer.name == "a" and len(hint.indices) == 1
+    text = func.script("pf")
+    assert "prefetch %a[%i + 16];" in text and tessera.parse(text).astext() == text
+    mod = module_with("pf", func, [(40,)], (40,))
+    x = np.arange(40, dtype=np.float32)
+    np.testing.assert_allclose(tessera.run(mod, x0=x), x * 2)
+    ex = tessera.build(mod, "native -num_threads=1")
+    np.testing.assert_allclose(ex(x0=x), x * 2)
+    assert "__builtin_prefetch(&a[" in ex.source()
+    with pytest.raises(tessera.TesseraTypeError, match="rank 1 with 2 indices"):
+        tir.prefetch(a, [i, i])
+
+
 def test_mistakes_are_clear_errors():
     a = tir.Buffer("a", (4,))
     i = tir.Var("i")

@@ -153,6 +153,8 @@ py::object WrapStmt(TsStmt owned) {
       return As<PySeqStmt>(owned);
     case TS_STMT_IF_THEN_ELSE:
       return As<PyIfThenElse>(owned);
+    case TS_STMT_PREFETCH:
+      return As<PyPrefetch>(owned);
   }
   return As<PyStmt>(owned);
 }

@@ -80,6 +80,7 @@ struct PyStmt {
 struct PyFor : PyStmt {};
 struct PyBlock : PyStmt {};
 struct PyBufferStore : PyStmt {};
+struct PyPrefetch : PyStmt {};
 struct PyAllocate : PyStmt {};
 struct PySeqStmt : PyStmt {};
 struct PyIfThenElse : PyStmt {};

@@ -58,6 +58,17 @@ void BindStmts(py::module_& t) {
         return PrimList(TsStmtBufferStoreGetIndex, h, Got(TsStmtBufferStoreGetNumIndices, h));
       });
 
+  py::class_<PyPrefetch, PyStmt>(t, "Prefetch",
+                                 "A cache hint: `buffer[indices]` is read soon (computes nothing).")
+      .def_property_readonly("buffer",
+                             [](const PyPrefetch& s) {
+                               return AsBuffer(Got(TsStmtPrefetchGetBuffer, s.handle.get()));
+                             })
+      .def_property_readonly("indices", [](const PyPrefetch& s) {
+        TsStmt h = s.handle.get();
+        return PrimList(TsStmtPrefetchGetIndex, h, Got(TsStmtPrefetchGetNumIndices, h));
+      });
+
   py::class_<PySeqStmt, PyStmt>(t, "SeqStmt", "Statements in order.")
       .def_property_readonly("seq", [](const PySeqStmt& s) {
         TsStmt h = s.handle.get();
@@ -128,6 +139,17 @@ void BindStmtBuilders(py::module_& t) {
         return AsStmt(out);
       },
       py::arg("buffer"), py::arg("value"), py::arg("indices"));
+  t.def(
+      "prefetch",
+      [](const PyBuffer* buffer, py::object indices) {
+        TsBuffer buf = Required(buffer, "tir.prefetch: buffer is None");
+        std::vector<PrimRef> refs = ToPrims(indices, "prefetch index");
+        std::vector<TsPrimExpr> handles = Handles(refs);
+        TsStmt out = nullptr;
+        Check(TsStmtPrefetchCreate(buf, handles.data(), handles.size(), &out));
+        return AsStmt(out);
+      },
+      py::arg("buffer"), py::arg("indices"));
   t.def(
       "seq",
       [](const std::vector<const PyStmt*>& stmts) {

@@ -80,6 +80,7 @@ typedef enum TsStmtKind {
   TS_STMT_ALLOCATE = 3,     /**< a scratch buffer live during a body */
   TS_STMT_SEQ = 4,          /**< statements in order */
   TS_STMT_IF_THEN_ELSE = 5, /**< a branch */
+  TS_STMT_PREFETCH = 6,     /**< a cache hint: `buffer[indices...]` is read soon */
   TS_STMT_KIND_MIN_ENUM = -0x7FFFFFFF - 1, /**< not a value: the enum spans int */
   TS_STMT_KIND_MAX_ENUM = 0x7FFFFFFF
 } TsStmtKind;
@@ -225,6 +226,10 @@ TS_CAPI_EXPORT TsStatus TsStmtForCreate(TsPrimExpr loop_var, TsPrimExpr min, TsP
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreCreate(TsBuffer buffer, TsPrimExpr value,
                                                 const TsPrimExpr* indices, size_t num_indices,
                                                 TsStmt* out);
+/** A prefetch hint of `buffer[indices...]`: one integer index per dimension
+ *  (TS_ERROR_TYPE otherwise), not bounds-checked (the address may lie outside the buffer). */
+TS_CAPI_EXPORT TsStatus TsStmtPrefetchCreate(TsBuffer buffer, const TsPrimExpr* indices,
+                                             size_t num_indices, TsStmt* out);
 /** The statements in order, flattened: a sequence among them contributes its statements,
  *  and a single statement is returned as itself (so equal programs have one form).
  *  `stmts` may be NULL when `num_stmts` is 0 (an empty sequence). */
@@ -301,6 +306,13 @@ TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetValue(TsStmt stmt, TsPrimExpr* out);
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out);
 /** Index `index` of a store (a new reference; TS_ERROR_VALUE when out of range). */
 TS_CAPI_EXPORT TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out);
+
+/** The buffer a prefetch names (a new reference). */
+TS_CAPI_EXPORT TsStatus TsStmtPrefetchGetBuffer(TsStmt stmt, TsBuffer* out);
+/** The number of indices of a prefetch. */
+TS_CAPI_EXPORT TsStatus TsStmtPrefetchGetNumIndices(TsStmt stmt, size_t* out);
+/** Index `index` of a prefetch (a new reference; TS_ERROR_VALUE when out of range). */
+TS_CAPI_EXPORT TsStatus TsStmtPrefetchGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out);
 
 /** The number of statements of a sequence. */
 TS_CAPI_EXPORT TsStatus TsStmtSeqGetNumStmts(TsStmt stmt, size_t* out);
