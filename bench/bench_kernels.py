@@ -1,11 +1,13 @@
 """Kernel benchmark: Tessera's native backend against PyTorch, one thread, same run.
 
-Measures ResNet-18 conv2d layers, dense 1024^3, a chain of 5 elementwise ops on 4M
-floats, the transcendental functions and a fused chain of them, softmax and layer_norm on
-transformer shapes. Each case is checked against the peer's output before it is timed.
-Elementwise cases are also built with FuseOps off (one kernel per op), so the table shows
-whether a fused kernel is ever slower than the same ops unfused. Writes
-bench/results/kernels.{md,json}.
+Measures ResNet-18 conv2d layers (built at opt_level 3, in the NCHW16c layouts the models
+run in; the input and output layout changes are in the time), dense 1024^3, a chain of 5
+elementwise ops on 4M floats, the transcendental functions and a fused chain of them,
+softmax and layer_norm on transformer shapes. Each case is checked against the peer's
+output before it is timed. Elementwise cases are also built with FuseOps off (one kernel
+per op), so the table shows whether a fused kernel is ever slower than the same ops
+unfused; 3x3 stride-1 convolutions also with config native.winograd off (the direct
+template). Writes bench/results/kernels.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_kernels.py [--repeat N] [--quick]
 """
@@ -132,7 +134,9 @@ def main():
     rows = []
     for name, func, inputs, torch_fn, (unit, amount) in cases(args.quick):
         mod = tessera.IRModule.from_expr(func)
-        ex = tessera.build(mod, target="native -num_threads=1")
+        conv = name.startswith("resnet18.")
+        with transform.PassContext(opt_level=3 if conv else 2):
+            ex = tessera.build(mod, target="native -num_threads=1")
         ours = ex.run(**inputs)
         theirs = torch_fn().numpy()
         err = float(np.max(np.abs(ours - theirs)) / (np.max(np.abs(theirs)) + 1e-30))
@@ -147,11 +151,17 @@ def main():
             if len(unfused.kernels) > 1:
                 unfused_ms = unfused.benchmark(warmup=args.warmup, repeat=args.repeat,
                                                **inputs)["median_ms"]
+        direct_ms = None
+        if conv and " 3x3 " in name:
+            with transform.PassContext(opt_level=3, config={"native.winograd": False}):
+                direct = tessera.build(mod, target="native -num_threads=1")
+            direct_ms = direct.benchmark(warmup=args.warmup, repeat=args.repeat,
+                                         **inputs)["median_ms"]
         rate = lambda ms: amount / (ms * 1e-3) / 1e9
         rows.append({"case": name, "unit": unit, "tessera_ms": t_ms, "torch_ms": p_ms,
                      "tessera_rate": rate(t_ms), "torch_rate": rate(p_ms),
                      "speedup_vs_torch": p_ms / t_ms, "max_rel_error": err,
-                     "unfused_ms": unfused_ms})
+                     "unfused_ms": unfused_ms, "direct_ms": direct_ms})
         print(f"{name:44s} tessera {t_ms:8.3f} ms {rate(t_ms):7.1f} {unit}   "
               f"torch {p_ms:8.3f} ms {rate(p_ms):7.1f} {unit}   x{p_ms / t_ms:.2f}", flush=True)
 
@@ -166,13 +176,14 @@ def main():
     lines = ["# Kernels: Tessera native vs PyTorch (one thread, median)", "",
              "Environment: " + ", ".join(f"{k}={v}" for k, v in env.items()), "",
              "| case | Tessera ms | rate | PyTorch ms | rate | Tessera speed-up | "
-             "Tessera unfused ms (FuseOps off) |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "Tessera unfused ms (FuseOps off) | Tessera direct conv ms (native.winograd off) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         unfused = f"{r['unfused_ms']:.3f}" if r["unfused_ms"] is not None else ""
+        direct = f"{r['direct_ms']:.3f}" if r["direct_ms"] is not None else ""
         lines.append(f"| {r['case']} | {r['tessera_ms']:.3f} | {r['tessera_rate']:.1f} {r['unit']} "
                      f"| {r['torch_ms']:.3f} | {r['torch_rate']:.1f} {r['unit']} "
-                     f"| {r['speedup_vs_torch']:.2f}x | {unfused} |")
+                     f"| {r['speedup_vs_torch']:.2f}x | {unfused} | {direct} |")
     write_report(out.with_suffix(".md"), lines)
     print(f"wrote {out.with_suffix('.md')} and {out.with_suffix('.json')}")
 

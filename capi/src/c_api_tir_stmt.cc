@@ -118,13 +118,17 @@ TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, TsStmt* out) {
 }
 
 TsStatus TsStmtAllocateCreate(TsBuffer buffer, TsStmt body, TsStmt* out) {
+  return TsStmtAllocateCreateWithFill(buffer, body, 1, out);
+}
+
+TsStatus TsStmtAllocateCreateWithFill(TsBuffer buffer, TsStmt body, int zero_fill, TsStmt* out) {
   TS_REQUIRE(buffer);
   TS_REQUIRE(body);
   TS_REQUIRE(out);
   return Guard([&] {
     const char* where = "TsStmtAllocateCreate";
     *out = Give<TsStmt>(MakeAllocate(Node<BufferNode>(buffer, where, "buffer", "a buffer"),
-                                     Statement(body, where, "body")));
+                                     Statement(body, where, "body"), zero_fill != 0));
   });
 }
 
@@ -286,6 +290,11 @@ TsStatus TsStmtAllocateGetBuffer(TsStmt stmt, TsBuffer* out) {
 TsStatus TsStmtAllocateGetBody(TsStmt stmt, TsStmt* out) {
   return Field<AllocateNode>(stmt, out, __func__, "stmt", "an allocate",
                              [](const AllocateNode& s, TsStmt& o) { o = Give<TsStmt>(s.body); });
+}
+
+TsStatus TsStmtAllocateGetZeroFill(TsStmt stmt, int* out) {
+  return Field<AllocateNode>(stmt, out, __func__, "stmt", "an allocate",
+                             [](const AllocateNode& s, int& o) { o = s.zero_fill ? 1 : 0; });
 }
 
 TsStatus TsStmtIfThenElseGetCondition(TsStmt stmt, TsPrimExpr* out) {

@@ -476,6 +476,11 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   TsStmtDestroy(hint);
   CHECK(TsStmtIfThenElseCreate(i, ok_store, NULL, &s) == TS_ERROR_TYPE && error_has("bool"));
   CHECK(TsStmtAllocateCreate(a, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);
+  TsStmt uninit = NULL;
+  int fill = -1;
+  CHECK(TsStmtAllocateCreateWithFill(a, ok_store, 0, &uninit) == TS_OK);
+  CHECK(TsStmtAllocateGetZeroFill(uninit, &fill) == TS_OK && fill == 0);
+  TsStmtDestroy(uninit);
   TsIterVar iv = {i, {ci(0), ci(4)}, TS_ITER_SPATIAL, NULL};
   CHECK(TsStmtBlockCreate(TsStringRefFromC("b"), &iv, 1, NULL, 0, NULL, 0, NULL, ok_store, &s) ==
         TS_ERROR_VALUE);

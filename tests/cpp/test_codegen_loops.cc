@@ -91,6 +91,23 @@ TEST(CodegenLoops, ScratchAllocationsOnStackAndHeapStartZeroed) {
   EXPECT_NE(small.find("__builtin_memset("), std::string::npos);
   EXPECT_EQ(small.find("= {0}"), std::string::npos);
   EXPECT_NE(native::GenerateC({{"s", Scratch(5000)}}).find("posix_memalign"), std::string::npos);
+  // An allocation without zero fill (the body writes before it reads) has no memset.
+  Buffer a = MakeBuffer("A", {8}), b = MakeBuffer("B", {8});
+  for (int64_t n : {int64_t{8}, int64_t{4000}}) {
+    Buffer t = MakeBuffer("T", {n});
+    tir::Var i = tir::MakeVar("i");
+    PrimFunc f = MakePrimFunc(
+        {a, b}, 1,
+        MakeAllocate(t,
+                     MakeSeq({MakeFor(i, IntImm(0), IntImm(8), ForKind::kSerial,
+                                      MakeStore(t, MakeLoad(a, {i}) + FloatImm(1), {i})),
+                              MakeFor(i, IntImm(0), IntImm(8), ForKind::kSerial,
+                                      MakeStore(b, MakeLoad(t, {i}) * FloatImm(3), {i}))}),
+                     /*zero_fill=*/false));
+    std::string c = native::GenerateC({{"u", f}});
+    EXPECT_EQ(c.substr(c.find("int32_t u(")).find("memset"), std::string::npos) << c;
+    ExpectMatchesInterp(f, "uninit_" + std::to_string(n), 8);
+  }
 }
 
 TEST(CodegenLoops, PaddingWithSelectAndIfThenElse) {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tessera/ir/json.h"
 #include "test_text_util.h"
 
 namespace tessera {
@@ -191,6 +192,22 @@ TEST(TextTir, EveryStatementAndExpressionRoundTrips) {
         "-> (%C: Buffer[(4, 4), float32], %Q: Buffer[(2), int64])",
         "call_tir(@every, (%x, %y), (Tensor[(4, 4), float32], Tensor[(2), int64]))"})
     EXPECT_NE(text.find(piece), std::string::npos) << piece << "\n" << text;
+}
+
+TEST(TextTir, UninitializedAllocationsRoundTripAndDifferFromZeroFilled) {
+  Buffer a = MakeBuffer("A", {4}), t = MakeBuffer("T", {4});
+  tir::Var i = tir::MakeVar("i");
+  Stmt body = MakeFor(i, IntImm(0), IntImm(4), ForKind::kSerial,
+                      MakeStore(t, MakeLoad(a, {i}), {i}));
+  PrimFunc uninit = MakePrimFunc({a}, 0, MakeAllocate(t, body, /*zero_fill=*/false));
+  PrimFunc zeroed = MakePrimFunc({a}, 0, MakeAllocate(t, body));
+  std::string text = ExpectRoundTrip(IRModule().WithFunction("f", uninit));
+  EXPECT_NE(text.find("allocate %T: Buffer[(4), float32] uninitialized {"), std::string::npos)
+      << text;
+  EXPECT_FALSE(StructuralEqual(IRModule().WithFunction("f", uninit),
+                               IRModule().WithFunction("f", zeroed)));
+  IRModule back = ModuleFromJson(ModuleToJson(IRModule().WithFunction("f", uninit)));
+  EXPECT_FALSE(back.Lookup("f").as<tir::PrimFuncNode>()->body.as<tir::AllocateNode>()->zero_fill);
 }
 
 TEST(TextTir, PrecedenceAndAssociativity) {

@@ -92,6 +92,20 @@ def test_prefetch_is_a_hint_that_round_trips():
         tir.prefetch(a, [i, i])
 
 
+def test_allocation_without_zero_fill():
+    a, b, t = tir.Buffer("a", (8,)), tir.Buffer("b", (8,)), tir.Buffer("t", (8,))
+    i, j = tir.Var("i"), tir.Var("j")
+    body = tir.allocate(t, tir.seq([tir.for_(i, 0, 8, tir.store(t, a[i] + 1.0, [i])),
+                                    tir.for_(j, 0, 8, tir.store(b, t[j] * 3.0, [j]))]),
+                        zero_fill=False)
+    assert body.zero_fill is False and tir.allocate(t, body.body).zero_fill is True
+    func = tir.prim_func([a, b], body)
+    assert "uninitialized {" in func.script("u")
+    mod = module_with("u", func, [(8,)], (8,))
+    x = np.arange(8, dtype=np.float32)
+    np.testing.assert_allclose(tessera.build(mod, "native -num_threads=1")(x0=x), (x + 1) * 3)
+
+
 def test_mistakes_are_clear_errors():
     a = tir.Buffer("a", (4,))
     i = tir.Var("i")

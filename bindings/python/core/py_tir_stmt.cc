@@ -83,8 +83,12 @@ void BindStmts(py::module_& t) {
                              [](const PyAllocate& a) {
                                return AsBuffer(Got(TsStmtAllocateGetBuffer, a.handle.get()));
                              })
-      .def_property_readonly("body", [](const PyAllocate& a) {
-        return AsStmt(Got(TsStmtAllocateGetBody, a.handle.get()));
+      .def_property_readonly("body",
+                             [](const PyAllocate& a) {
+                               return AsStmt(Got(TsStmtAllocateGetBody, a.handle.get()));
+                             })
+      .def_property_readonly("zero_fill", [](const PyAllocate& a) {
+        return Got(TsStmtAllocateGetZeroFill, a.handle.get()) != 0;
       });
 
   py::class_<PyIfThenElse, PyStmt>(t, "IfThenElse", "A branch.")
@@ -164,14 +168,16 @@ void BindStmtBuilders(py::module_& t) {
       py::arg("stmts"));
   t.def(
       "allocate",
-      [](const PyBuffer* buffer, const PyStmt* body) {
+      [](const PyBuffer* buffer, const PyStmt* body, bool zero_fill) {
         TsBuffer buf = Required(buffer, "tir.allocate: buffer is None");
         TsStmt stmt = Required(body, "tir.allocate: body is None");
         TsStmt out = nullptr;
-        Check(TsStmtAllocateCreate(buf, stmt, &out));
+        Check(TsStmtAllocateCreateWithFill(buf, stmt, zero_fill ? 1 : 0, &out));
         return AsStmt(out);
       },
-      py::arg("buffer"), py::arg("body"));
+      py::arg("buffer"), py::arg("body"), py::arg("zero_fill") = true,
+      "A scratch buffer live during body, zero-filled unless zero_fill is False (then body "
+      "must write each element before reading it).");
   t.def(
       "if_then_else",
       [](py::object cond, const PyStmt* then_case, const PyStmt* else_case) {

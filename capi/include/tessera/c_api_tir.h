@@ -234,8 +234,12 @@ TS_CAPI_EXPORT TsStatus TsStmtPrefetchCreate(TsBuffer buffer, const TsPrimExpr* 
  *  and a single statement is returned as itself (so equal programs have one form).
  *  `stmts` may be NULL when `num_stmts` is 0 (an empty sequence). */
 TS_CAPI_EXPORT TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, TsStmt* out);
-/** Allocates the scratch `buffer`, live during `body`. */
+/** Allocates the scratch `buffer`, live during `body`, zero-filled. */
 TS_CAPI_EXPORT TsStatus TsStmtAllocateCreate(TsBuffer buffer, TsStmt body, TsStmt* out);
+/** As TsStmtAllocateCreate; `zero_fill` 0 leaves the contents undefined until `body`
+ *  writes them (no fill at run time). */
+TS_CAPI_EXPORT TsStatus TsStmtAllocateCreateWithFill(TsBuffer buffer, TsStmt body, int zero_fill,
+                                                     TsStmt* out);
 /** `if (cond) then_case else else_case`; `cond` must be bool (TS_ERROR_TYPE otherwise);
  *  `else_case` may be NULL (no else). */
 TS_CAPI_EXPORT TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case, TsStmt else_case,
@@ -323,6 +327,8 @@ TS_CAPI_EXPORT TsStatus TsStmtSeqGetStmt(TsStmt stmt, size_t index, TsStmt* out)
 TS_CAPI_EXPORT TsStatus TsStmtAllocateGetBuffer(TsStmt stmt, TsBuffer* out);
 /** The body during which an allocation's buffer lives (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtAllocateGetBody(TsStmt stmt, TsStmt* out);
+/** Whether an allocation is zero-filled (1) or left undefined until written (0). */
+TS_CAPI_EXPORT TsStatus TsStmtAllocateGetZeroFill(TsStmt stmt, int* out);
 
 /** A branch's condition (a new reference). */
 TS_CAPI_EXPORT TsStatus TsStmtIfThenElseGetCondition(TsStmt stmt, TsPrimExpr* out);

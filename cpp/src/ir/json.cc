@@ -431,6 +431,7 @@ class Writer {
         j["kind"] = "Allocate";
         j["buffer"] = Id(n->buffer);
         j["body"] = Id(n->body);
+        if (!n->zero_fill) j["zero_fill"] = false;
         break;
       }
       case TypeIndex::kSeqStmt:

@@ -537,7 +537,13 @@ class Reader {
     }
     if (kind == "Allocate") {
       Buffer buf = buffer("buffer");
-      return MakeAllocate(buf, stmt("body"));
+      bool zero_fill = true;
+      if (n.contains("zero_fill")) {
+        const Json& z = n["zero_fill"];
+        if (!z.is_boolean()) Fail(p("zero_fill"), "expected a bool");
+        zero_fill = z.get<bool>();
+      }
+      return MakeAllocate(buf, stmt("body"), zero_fill);
     }
     if (kind == "SeqStmt") return MakeSeq(Nodes<StmtNode>(f("seq"), p("seq")));
     if (kind == "IfThenElse") {

@@ -360,7 +360,7 @@ Stmt SimpStmt(const Stmt& s) {
     case TypeIndex::kAllocate: {
       auto* n = s.as<AllocateNode>();
       Stmt body = SimpStmt(n->body);
-      return body.same_as(n->body) ? s : MakeAllocate(n->buffer, body);
+      return body.same_as(n->body) ? s : MakeAllocate(n->buffer, body, n->zero_fill);
     }
     case TypeIndex::kSeqStmt: {
       auto* n = s.as<SeqStmtNode>();

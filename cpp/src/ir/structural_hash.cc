@@ -237,7 +237,7 @@ size_t Hasher::HashStmt(const tir::Stmt& s) {
   }
   if (auto* x = s.as<AllocateNode>()) {
     Bind(x->buffer.get());
-    h = HashCombine(h, BufferHash(x->buffer));
+    h = HashCombine(HashCombine(h, BufferHash(x->buffer)), static_cast<size_t>(x->zero_fill));
     return HashCombine(h, HashStmt(x->body));
   }
   if (auto* x = s.as<SeqStmtNode>()) {

@@ -131,7 +131,7 @@ std::string RenderStmt(const tir::Stmt& stmt) {
   }
   if (auto* a = stmt.as<AllocateNode>())
     return "allocate " + a->buffer->name + ShapeToString(a->buffer->shape) + " " +
-           DTypeName(a->buffer->dtype);
+           DTypeName(a->buffer->dtype) + (a->zero_fill ? "" : " uninitialized");
   if (auto* s = stmt.as<SeqStmtNode>()) return "sequence of " + std::to_string(s->seq.size());
   auto* i = stmt.as<IfThenElseNode>();
   return Clip("if (" + Prim(i->cond) + ")" + (i->else_case ? " ... else ..." : ""));

@@ -116,10 +116,15 @@ tir::Stmt Parser::ParseStmt() {
     Next();
     tir_buffers_.Push();
     tir::Buffer buffer = ParseBufferDecl();
+    bool zero_fill = true;
+    if (IsIdent("uninitialized")) {
+      Next();
+      zero_fill = false;
+    }
     ExpectPunct("{");
     tir::Stmt body = ParseStmtBlock();
     tir_buffers_.Pop();
-    return tir::MakeAllocate(std::move(buffer), std::move(body));
+    return tir::MakeAllocate(std::move(buffer), std::move(body), zero_fill);
   }
   if (IsIdent("prefetch") && Peek(1).kind == TokKind::kLocal) {
     Next();

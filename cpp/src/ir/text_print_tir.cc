@@ -92,7 +92,8 @@ class TirPrinter {
       *out += pad + "prefetch %" + Name(pf->buffer.get(), pf->buffer->name) + "[" +
               Exprs(pf->indices) + "];\n";
     } else if (auto* a = s.as<tir::AllocateNode>()) {
-      *out += pad + "allocate " + BufferDecl(a->buffer) + " {\n";
+      *out += pad + "allocate " + BufferDecl(a->buffer) + (a->zero_fill ? "" : " uninitialized") +
+              " {\n";
       Stmt(a->body, indent + 2, out);
       *out += pad + "}\n";
     } else if (auto* c = s.as<tir::IfThenElseNode>()) {

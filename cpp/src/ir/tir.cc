@@ -192,8 +192,8 @@ Stmt MakePrefetch(Buffer buffer, std::vector<PrimExpr> indices) {
   return MakeNode<const PrefetchNode>(std::move(buffer), std::move(indices));
 }
 
-Stmt MakeAllocate(Buffer buffer, Stmt body) {
-  return MakeNode<const AllocateNode>(std::move(buffer), std::move(body));
+Stmt MakeAllocate(Buffer buffer, Stmt body, bool zero_fill) {
+  return MakeNode<const AllocateNode>(std::move(buffer), std::move(body), zero_fill);
 }
 
 Stmt MakeSeq(std::vector<Stmt> seq) {

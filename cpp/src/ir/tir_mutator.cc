@@ -125,7 +125,8 @@ Stmt StmtExprMutator::VisitBlock(const BlockNode* block) {
 
 Stmt StmtExprMutator::VisitAllocate(const AllocateNode* alloc) {
   Stmt body = VisitStmt(alloc->body);
-  return body.same_as(alloc->body) ? Stmt(alloc) : MakeAllocate(alloc->buffer, std::move(body));
+  return body.same_as(alloc->body) ? Stmt(alloc)
+                                   : MakeAllocate(alloc->buffer, std::move(body), alloc->zero_fill);
 }
 
 Stmt StmtExprMutator::VisitSeq(const SeqStmtNode* seq) {
@@ -200,7 +201,7 @@ class BufferSubstituter : public StmtExprMutator {
     Stmt body = VisitStmt(alloc->body);
     Buffer b = Replace(alloc->buffer);
     if (body.same_as(alloc->body) && b.same_as(alloc->buffer)) return Stmt(alloc);
-    return MakeAllocate(b, std::move(body));
+    return MakeAllocate(b, std::move(body), alloc->zero_fill);
   }
 
  private:

@@ -181,7 +181,8 @@ LiftedLayoutRewrites LiftLayoutRewrites(const tir::PrimFunc& func) {
   }
   Stmt body = tir::MakeSeq(rest);
   for (size_t i = allocs.size(); i-- > 0;)
-    if (!hoisted.count(allocs[i]->buffer.get())) body = tir::MakeAllocate(allocs[i]->buffer, body);
+    if (!hoisted.count(allocs[i]->buffer.get()))
+      body = tir::MakeAllocate(allocs[i]->buffer, body, allocs[i]->zero_fill);
   out.func = tir::MakePrimFunc(new_params, func->num_outputs, body, func->attrs);
   return out;
 }

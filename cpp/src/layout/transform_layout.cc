@@ -120,8 +120,10 @@ class BufferRewriter : public tir::StmtExprMutator {
   Stmt VisitAllocate(const tir::AllocateNode* alloc) override {
     Stmt body = VisitStmt(alloc->body);
     if (alloc->buffer.get() != old_)
-      return body.same_as(alloc->body) ? Stmt(alloc) : tir::MakeAllocate(alloc->buffer, body);
+      return body.same_as(alloc->body) ? Stmt(alloc)
+                                       : tir::MakeAllocate(alloc->buffer, body, alloc->zero_fill);
     if (fill_.defined() && written_) body = tir::MakeSeq({fill_, body});
+    // Zero-filled: a padded layout has elements the body never writes.
     return tir::MakeAllocate(fresh_, body);
   }
 

@@ -265,13 +265,18 @@ class BufferStoreNode : public StmtNode {
   static constexpr TypeIndex kLast = TypeIndex::kBufferStore;
 };
 
-/// Allocates a scratch `buffer` live during `body`.
+/// Allocates a scratch `buffer` live during `body`, zero-filled unless `zero_fill` is
+/// false (the body then writes every element before reading it).
 class AllocateNode : public StmtNode {
  public:
-  AllocateNode(Buffer buffer, Stmt body)
-      : StmtNode(TypeIndex::kAllocate), buffer(std::move(buffer)), body(std::move(body)) {}
+  AllocateNode(Buffer buffer, Stmt body, bool zero_fill)
+      : StmtNode(TypeIndex::kAllocate),
+        buffer(std::move(buffer)),
+        body(std::move(body)),
+        zero_fill(zero_fill) {}
   Buffer buffer;
   Stmt body;
+  bool zero_fill;
   static constexpr TypeIndex kFirst = TypeIndex::kAllocate;
   static constexpr TypeIndex kLast = TypeIndex::kAllocate;
 };
@@ -354,7 +359,8 @@ Stmt MakeFor(Var loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt bod
 Stmt MakeBlock(std::string name, std::vector<IterVar> iter_vars, std::vector<BufferRegion> reads,
                std::vector<BufferRegion> writes, Stmt init, Stmt body);
 Stmt MakeStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices);
-Stmt MakeAllocate(Buffer buffer, Stmt body);
+/// An allocation; `zero_fill` false leaves its contents undefined until written.
+Stmt MakeAllocate(Buffer buffer, Stmt body, bool zero_fill = true);
 /// A sequence, flattened; a single statement is returned as itself.
 Stmt MakeSeq(std::vector<Stmt> seq);
 Stmt MakeIfThenElse(PrimExpr cond, Stmt then_case, Stmt else_case = nullptr);

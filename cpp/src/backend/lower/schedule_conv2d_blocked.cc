@@ -322,7 +322,7 @@ struct Builder {
         epi = MakeIfThenElse(MakeBinary(BinaryOp::kEQ, chunk, IntImm(chunks - 1)), epi);
       seq.push_back(epi);
     }
-    return MakeAllocate(acc, MakeSeq(seq));
+    return MakeAllocate(acc, MakeSeq(seq), /*zero_fill=*/false);  // zeroed or resumed above
   }
 
   /// Whether tiles of `count` outputs from `first` on one axis read only the input.

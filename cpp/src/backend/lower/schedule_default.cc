@@ -68,7 +68,7 @@ Stmt SubstStmt(const Stmt& s, const VarMap& map) {
     }
     case TypeIndex::kAllocate: {
       auto* n = static_cast<const AllocateNode*>(s.get());
-      return MakeAllocate(n->buffer, SubstStmt(n->body, map));
+      return MakeAllocate(n->buffer, SubstStmt(n->body, map), n->zero_fill);
     }
     case TypeIndex::kBufferStore: {
       // Templates (the conv padding copy) store with loop variables directly.
@@ -319,7 +319,8 @@ Stmt DecomposeReductions(const Stmt& s) {
     for (const Stmt& c : q->seq) seq.push_back(DecomposeReductions(c));
     return MakeSeq(seq);
   }
-  if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, DecomposeReductions(a->body));
+  if (auto* a = s.as<AllocateNode>())
+    return MakeAllocate(a->buffer, DecomposeReductions(a->body), a->zero_fill);
   if (auto* i = s.as<IfThenElseNode>())
     return MakeIfThenElse(i->cond, DecomposeReductions(i->then_case),
                           i->else_case.defined() ? DecomposeReductions(i->else_case) : Stmt());
@@ -386,7 +387,8 @@ Stmt InterchangeReductions(const Stmt& s) {
 }
 
 Stmt ScheduleTop(const Stmt& s) {
-  if (auto* a = s.as<AllocateNode>()) return MakeAllocate(a->buffer, ScheduleTop(a->body));
+  if (auto* a = s.as<AllocateNode>())
+    return MakeAllocate(a->buffer, ScheduleTop(a->body), a->zero_fill);
   if (auto* q = s.as<SeqStmtNode>()) {
     std::vector<Stmt> seq;
     for (const Stmt& c : q->seq) seq.push_back(ScheduleTop(c));

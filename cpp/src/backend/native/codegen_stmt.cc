@@ -427,14 +427,14 @@ void KernelEmitter::EmitAllocate(const tir::AllocateNode* n) {
     // tile accumulated in it (the GEMM micro-kernel) ran at half speed.
     Line(std::string(type) + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) +
          "] __attribute__((aligned(64)));");
-    Line("__builtin_memset(" + name + ", 0, sizeof " + name + ");");
+    if (n->zero_fill) Line("__builtin_memset(" + name + ", 0, sizeof " + name + ");");
     EmitStmt(n->body);
   } else {
     std::string p = Temp("mem"), size = std::to_string(bytes);
     Line(std::string(type) + "* " + name + " = NULL;");
     Line("void* " + p + " = NULL;");
     Open("if (posix_memalign(&" + p + ", 64, " + size + ") == 0) {");
-    Line("__builtin_memset(" + p + ", 0, " + size + ");");
+    if (n->zero_fill) Line("__builtin_memset(" + p + ", 0, " + size + ");");
     Line(name + " = (" + type + "*)" + p + ";");
     Close();
     Open("if (" + name + " == NULL) {");
