@@ -274,8 +274,9 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
           }
         return MakeSeq(pixels);
       });
-      // acc is zeroed before each product.
-      return MakeSeq({MakeAllocate(acc, MakeSeq(products), /*zero_fill=*/false), write});
+      // Zero-filled although each product zeroes it: without the fill GCC does not keep
+      // a register tile in registers (the direct conv's tiles ran 2x slower).
+      return MakeSeq({MakeAllocate(acc, MakeSeq(products)), write});
     };
 
     // 4. One parallel loop over (image, group of column blocks, block of tiles): the
