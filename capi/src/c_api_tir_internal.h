@@ -44,6 +44,8 @@ inline const char* Describe(const Object* object) {
       return "a sequence";
     case TypeIndex::kIfThenElse:
       return "an if-then-else";
+    case TypeIndex::kPrefetch:
+      return "a prefetch";
     case TypeIndex::kBuffer:
       return "a buffer";
     case TypeIndex::kPrimFunc:

@@ -19,7 +19,10 @@ static_assert(static_cast<int>(tessera::TypeIndex::kIfThenElse) -
                       TS_STMT_IF_THEN_ELSE &&
                   static_cast<int>(tessera::TypeIndex::kSeqStmt) -
                           static_cast<int>(tessera::TypeIndex::kFor) ==
-                      TS_STMT_SEQ,
+                      TS_STMT_SEQ &&
+                  static_cast<int>(tessera::TypeIndex::kPrefetch) -
+                          static_cast<int>(tessera::TypeIndex::kFor) ==
+                      TS_STMT_PREFETCH,
               "TsStmtKind mirrors the order of the statement type indices");
 
 PrimExpr Expr(TsPrimExpr handle, const char* where, const char* arg) {
@@ -117,19 +120,31 @@ TsStatus TsStmtSeqCreate(const TsStmt* stmts, size_t num_stmts, TsStmt* out) {
   });
 }
 
+namespace {
+
+/// The allocation; the caller checked the handles for NULL.
+TsStatus AllocateCreate(TsBuffer buffer, TsStmt body, bool zero_fill, TsStmt* out,
+                        const char* where) {
+  return Guard([&] {
+    *out = Give<TsStmt>(MakeAllocate(Node<BufferNode>(buffer, where, "buffer", "a buffer"),
+                                     Statement(body, where, "body"), zero_fill));
+  });
+}
+
+}  // namespace
+
 TsStatus TsStmtAllocateCreate(TsBuffer buffer, TsStmt body, TsStmt* out) {
-  return TsStmtAllocateCreateWithFill(buffer, body, 1, out);
+  TS_REQUIRE(buffer);
+  TS_REQUIRE(body);
+  TS_REQUIRE(out);
+  return AllocateCreate(buffer, body, true, out, "TsStmtAllocateCreate");
 }
 
 TsStatus TsStmtAllocateCreateWithFill(TsBuffer buffer, TsStmt body, int zero_fill, TsStmt* out) {
   TS_REQUIRE(buffer);
   TS_REQUIRE(body);
   TS_REQUIRE(out);
-  return Guard([&] {
-    const char* where = "TsStmtAllocateCreate";
-    *out = Give<TsStmt>(MakeAllocate(Node<BufferNode>(buffer, where, "buffer", "a buffer"),
-                                     Statement(body, where, "body"), zero_fill != 0));
-  });
+  return AllocateCreate(buffer, body, zero_fill != 0, out, "TsStmtAllocateCreateWithFill");
 }
 
 TsStatus TsStmtIfThenElseCreate(TsPrimExpr cond, TsStmt then_case, TsStmt else_case, TsStmt* out) {
@@ -251,8 +266,9 @@ TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
 }
 
 TsStatus TsStmtPrefetchGetBuffer(TsStmt stmt, TsBuffer* out) {
-  return Field<PrefetchNode>(stmt, out, __func__, "stmt", "a prefetch",
-                             [](const PrefetchNode& s, TsBuffer& o) { o = Give<TsBuffer>(s.buffer); });
+  return Field<PrefetchNode>(
+      stmt, out, __func__, "stmt", "a prefetch",
+      [](const PrefetchNode& s, TsBuffer& o) { o = Give<TsBuffer>(s.buffer); });
 }
 
 TsStatus TsStmtPrefetchGetNumIndices(TsStmt stmt, size_t* out) {

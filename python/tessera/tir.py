@@ -2,9 +2,9 @@
 
 Scalar expressions (``Var``, literals, arithmetic with Python operators, ``buf[i, j]``
 loads, ``select``, ``cast``, ``min``/``max``, ``call_intrin("exp", x)``), buffers and
-statements (``for_``, ``store``, ``seq``, ``allocate``, ``if_then_else``, ``prefetch``) build a body;
-``prim_func(params, body, num_outputs)`` makes the PrimFunc, which a graph function calls
-with ``tessera.op.call_tir``. Every node exposes its fields (``loop.extent``,
+statements (``for_``, ``store``, ``seq``, ``allocate``, ``if_then_else``, ``prefetch``)
+build a body; ``prim_func(params, body, num_outputs)`` makes the PrimFunc, which a graph
+function calls with ``tessera.op.call_tir``. Every node exposes its fields (``loop.extent``,
 ``store.value``, ``func.body``, ...), and ``func.with_body(stmt)`` edits one::
 
     import tessera

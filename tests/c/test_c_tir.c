@@ -472,7 +472,8 @@ static void check_errors(TsExpr matmul, TsStmt seq) {
   CHECK(TsStmtPrefetchGetNumIndices(hint, &hint_indices) == TS_OK && hint_indices == 1);
   CHECK(TsStmtPrefetchGetBuffer(hint, &hint_buffer) == TS_OK);
   TsBufferDestroy(hint_buffer);
-  CHECK(TsStmtBufferStoreGetNumIndices(hint, &hint_indices) == TS_ERROR_TYPE);
+  CHECK(TsStmtBufferStoreGetNumIndices(hint, &hint_indices) == TS_ERROR_TYPE &&
+        error_has("a prefetch"));
   TsStmtDestroy(hint);
   CHECK(TsStmtIfThenElseCreate(i, ok_store, NULL, &s) == TS_ERROR_TYPE && error_has("bool"));
   CHECK(TsStmtAllocateCreate(a, NULL, &s) == TS_ERROR_INVALID_ARGUMENT);

@@ -239,6 +239,25 @@ TEST(CodegenLoops, VectorizedLoopsWithAndWithoutTails) {
   EXPECT_NE(body.find("8 lanes of float32"), std::string::npos) << body;
 }
 
+TEST(CodegenLoops, VectorizedLoopWithAnInvariantBranchAndElse) {
+  // for i in [0, 37) vectorized: if (C[3] > 0) B[i] = A[i] * 2 else B[i] = A[i] + C[i]
+  // (whole vectors and the tail both carry the branch; it once broke the C's nesting).
+  Buffer a = MakeBuffer("A", {37}), b = MakeBuffer("B", {37}), c = MakeBuffer("C", {37});
+  tir::Var i = tir::MakeVar("i");
+  for (int64_t n : {int64_t{37}, int64_t{32}}) {
+    PrimFunc f = MakePrimFunc(
+        {a, c, b}, 1,
+        MakeFor(i, IntImm(0), IntImm(n), ForKind::kVectorized,
+                MakeIfThenElse(MakeBinary(BinaryOp::kGT, MakeLoad(c, {IntImm(3)}), FloatImm(0)),
+                               MakeStore(b, MakeLoad(a, {i}) * FloatImm(2), {i}),
+                               MakeStore(b, MakeLoad(a, {i}) + MakeLoad(c, {i}), {i}))));
+    std::string code = native::GenerateC({{"br", f}});
+    EXPECT_NE(code.find("lanes of float32"), std::string::npos) << code;
+    for (unsigned seed : {17u, 18u, 19u})
+      ExpectMatchesInterp(f, "branch_" + std::to_string(n), seed);
+  }
+}
+
 TEST(CodegenLoops, VectorizedLoopWithCarriedDependenceStaysSerial) {
   Buffer a = MakeBuffer("A", {20}), b = MakeBuffer("B", {21});
   tir::Var i = tir::MakeVar("i");

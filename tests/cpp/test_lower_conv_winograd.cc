@@ -71,7 +71,13 @@ TEST(LowerConvWinograd, OddSizesTwoImagesAndRaggedBlocks) {
 
 TEST(LowerConvWinograd, NCHWInputAndOtherOutputBlocks) {
   // NCHW data (the padded copy blocks it); 8-channel output blocks under 32-channel columns.
-  IRModule mod = ConstConv("1, 32, 16, 17", "32, 32, 3, 3", ", padding=[1, 1], out_layout=\"NCHW8c\"");
+  IRModule mod =
+      ConstConv("1, 32, 16, 17", "32, 32, 3, 3", ", padding=[1, 1], out_layout=\"NCHW8c\"");
+  EXPECT_EQ(TemplateOf(mod), "winograd");
+  ExpectMatches(mod);
+  // 64-channel blocks in and out: several column blocks of tile channels per output block.
+  mod = ConstConv("1, 2, 16, 16, 64", "128, 128, 3, 3",
+                  ", data_layout=\"NCHW64c\", padding=[1, 1], out_layout=\"NCHW64c\"");
   EXPECT_EQ(TemplateOf(mod), "winograd");
   ExpectMatches(mod);
 }

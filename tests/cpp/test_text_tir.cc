@@ -206,8 +206,14 @@ TEST(TextTir, UninitializedAllocationsRoundTripAndDifferFromZeroFilled) {
       << text;
   EXPECT_FALSE(StructuralEqual(IRModule().WithFunction("f", uninit),
                                IRModule().WithFunction("f", zeroed)));
-  IRModule back = ModuleFromJson(ModuleToJson(IRModule().WithFunction("f", uninit)));
+  std::string json = ModuleToJson(IRModule().WithFunction("f", uninit));
+  IRModule back = ModuleFromJson(json);
   EXPECT_FALSE(back.Lookup("f").as<tir::PrimFuncNode>()->body.as<tir::AllocateNode>()->zero_fill);
+  size_t at = json.find("\"zero_fill\":false");
+  ASSERT_NE(at, std::string::npos) << json;
+  json.replace(at, std::string("\"zero_fill\":false").size(), "\"zero_fill\":1");
+  std::string err = ErrorOf([&] { ModuleFromJson(json); });
+  EXPECT_NE(err.find("zero_fill: expected a bool"), std::string::npos) << err;
 }
 
 TEST(TextTir, PrecedenceAndAssociativity) {

@@ -231,7 +231,8 @@ bool EqualChecker::EqualStmt(const tir::Stmt& a, const tir::Stmt& b) {
   if (auto* x = a.as<AllocateNode>()) {
     auto* y = b.as<AllocateNode>();
     if (x->zero_fill != y->zero_fill)
-      return FailTir(std::string("allocation zero-filled only in ") + (x->zero_fill ? "lhs" : "rhs"));
+      return FailTir(std::string("allocation zero-filled only in ") +
+                     (x->zero_fill ? "lhs" : "rhs"));
     return BindBuffer(x->buffer, y->buffer, "allocated") && EqualStmt(x->body, y->body);
   }
   if (auto* x = a.as<SeqStmtNode>()) {

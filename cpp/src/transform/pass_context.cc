@@ -145,9 +145,9 @@ ConfigRegistry& Configs() {
         "Collage: the SQLite file measured costs are kept in and reused from (\"auto\": "
         "collage.db in $TESSERA_CACHE_DIR, else ~/.cache/tessera; \"\": none)");
     add("native.winograd", AttrValue::Kind::kBool, true,
-        "native backend: 3x3 stride-1 float32 convolutions with constant weights and "
-        "channel-blocked outputs use Winograd F(2x2, 3x3) where it is faster (false: always "
-        "the direct template, whose rounding differs slightly)");
+        "lowering to TIR (native and interp backends): 3x3 stride-1 float32 convolutions "
+        "with constant weights and channel-blocked outputs use Winograd F(2x2, 3x3) where it "
+        "is faster (false: always the direct template, whose rounding differs slightly)");
     add("testing.immutable_module", AttrValue::Kind::kBool, false,
         "fail a pass that changes its input module in place (structural hash check)");
     return r;

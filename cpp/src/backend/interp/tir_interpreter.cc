@@ -428,7 +428,18 @@ void PrimFuncRunner::Exec(const Stmt& s) {
       auto it = buffers_.find(b);
       bool shadowed = it != buffers_.end();
       if (shadowed) previous = it->second;
-      buffers_[b] = NDArray::Zeros(b->shape, b->dtype);
+      NDArray fresh = NDArray::Zeros(b->shape, b->dtype);
+      if (!n->zero_fill) {
+        // Undefined until written: NaN (or a fixed pattern) makes a kernel that reads it
+        // first differ from the generated code's results instead of passing by luck.
+        for (int64_t k = 0, count = fresh.NumElements(); k < count; ++k) {
+          if (IsFloat(b->dtype))
+            fresh.SetFloat(k, std::numeric_limits<double>::quiet_NaN());
+          else
+            fresh.SetInt(k, 0x5A);
+        }
+      }
+      buffers_[b] = fresh;
       bool was_input = inputs_.erase(b) > 0;
       Exec(n->body);
       if (shadowed) {

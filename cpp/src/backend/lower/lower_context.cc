@@ -32,6 +32,14 @@ PrimExpr InRange(const PrimExpr& v, int64_t n) {
   return And(MakeBinary(BinaryOp::kGE, v, IntImm(0)), MakeBinary(BinaryOp::kLT, v, IntImm(n)));
 }
 
+PrimExpr Div(const PrimExpr& a, int64_t b) {
+  return b == 1 ? a : MakeBinary(BinaryOp::kDiv, a, IntImm(b));
+}
+
+PrimExpr Mod(const PrimExpr& a, int64_t b) {
+  return b == 1 ? IntImm(0) : Simplify(a - Div(a, b) * IntImm(b));
+}
+
 PrimExpr Clamp(const PrimExpr& v, int64_t n) {
   return MakeBinary(BinaryOp::kMin, MakeBinary(BinaryOp::kMax, v, IntImm(0)), IntImm(n - 1));
 }

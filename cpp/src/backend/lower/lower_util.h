@@ -21,6 +21,11 @@ tir::PrimExpr And(const tir::PrimExpr& a, const tir::PrimExpr& b);
 tir::PrimExpr InRange(const tir::PrimExpr& v, int64_t n);
 /// `v` clamped to [0, n - 1] (a safe index where a select may evaluate a load anyway).
 tir::PrimExpr Clamp(const tir::PrimExpr& v, int64_t n);
+/// `a / b` of non-negative indices as plain C division, which the C compiler hoists out
+/// of inner loops (the floor forms carry a sign branch); `a` itself when b is 1.
+tir::PrimExpr Div(const tir::PrimExpr& a, int64_t b);
+/// `a % b` of non-negative indices, spelled `a - a / b * b`; 0 when b is 1.
+tir::PrimExpr Mod(const tir::PrimExpr& a, int64_t b);
 /// The number of nodes of `expr` as a tree, counting at most `limit + 1`.
 size_t ExprSize(const tir::PrimExpr& expr, size_t limit);
 /// The point access regions (index, extent 1) of every distinct load in `exprs`,

@@ -1,10 +1,12 @@
-// Private: the zero- (or fill-) padded, stride-de-interleaved input copy that the conv2d
-// template and the pooling rules read their windows from.
+// Private: the zero- (or fill-) padded input copies the conv2d templates and the pooling
+// rules read their windows from: stride-de-interleaved rows, or blocks of channels.
 #pragma once
 
 #include <functional>
 
+#include "schedule_conv2d.h"
 #include "tessera/backend/lower/compute.h"
+#include "tessera/op/layout_2d.h"
 
 namespace tessera::lower {
 
@@ -30,5 +32,11 @@ PadIndex FlatPadIndex(int64_t wq);
 /// copy), fill right. Unlike a select-and-clamp nest, no index needs a bounds check.
 tir::Stmt PaddedRowsCopy(const PadCopyShape& shape, const TensorExpr& data, const tir::Buffer& pad,
                          int64_t rows, int64_t wq, const PadIndex& at, const tir::PrimExpr& fill);
+
+/// pad[n, cb, h, w, l] = data(n, cb * py + l, h - pad_top, w - pad_left), or 0 outside the
+/// input, over the whole of `pad` (rows and columns past the input are zeros): per row,
+/// zero left, copy the row (a vector per pixel, or the whole row when py = 1), zero right.
+tir::Stmt PaddedCopy(const Conv2DShape& c, const TensorExpr& data, const nn::DataLayout2D& dl,
+                     const tir::Buffer& pad, int64_t py);
 
 }  // namespace tessera::lower

@@ -17,6 +17,7 @@
 #include "conv_blocked_util.h"
 #include "layout_indices.h"
 #include "lower_util.h"
+#include "padded_copy.h"
 #include "tessera/support/host_cpu.h"
 
 namespace tessera::lower {

@@ -11,6 +11,7 @@
 
 #include "conv_blocked_util.h"
 #include "lower_util.h"
+#include "padded_copy.h"
 #include "tessera/support/host_cpu.h"
 
 namespace tessera::lower {
@@ -32,7 +33,7 @@ constexpr int64_t kM = 2, kAlpha = kM + 2, kFreqs = kAlpha * kAlpha;
 constexpr int64_t kMaxTransformedWeightBytes = int64_t{1} << 20;
 constexpr int64_t kMinTiles = 64;
 
-/// The transforms of F(2, 3) (Lavin and Gray): input B^T, weight G, output A^T.
+/// The transforms of F(2, 3): input B^T, weight G, output A^T.
 constexpr std::array<std::array<double, kAlpha>, kAlpha> kBT{
     {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}};
 constexpr std::array<std::array<double, 3>, kAlpha> kG{
@@ -290,8 +291,9 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
                          MakeFor(o, IntImm(0), IntImm(per_group), ForKind::kSerial,
                                  tile_block(n, blk, Simplify(group * per_group + o)))});
     const int64_t work = c.n * per_image;
-    // Neither needs zeros but the transformed tiles past the last (the products read them),
-    // and zero-filling them cost 12% of a 56 x 56 layer.
+    // Neither needs zeros but the transformed tiles past the last (zeros keep garbage, which
+    // may be slow denormals, out of the product rows that are thrown away), and filling
+    // them cost up to 12% of a 56 x 56 layer.
     return MakeFor(f, IntImm(0), IntImm(work), work > 1 ? ForKind::kParallel : ForKind::kSerial,
                    MakeAllocate(v, MakeAllocate(mb, body, /*zero_fill=*/false),
                                 /*zero_fill=*/ragged));

@@ -35,15 +35,6 @@ TileShape HostTileShape() {
   return TileShape{lanes, lanes >= 16 ? 12 : 6, 2 * lanes};
 }
 
-// Truncating division and remainder of non-negative indices: plain C `/` that the C
-// compiler hoists out of the inner loops (the floor forms carry a sign branch).
-PrimExpr Div(const PrimExpr& a, int64_t b) {
-  return b == 1 ? a : MakeBinary(BinaryOp::kDiv, a, IntImm(b));
-}
-PrimExpr Mod(const PrimExpr& a, int64_t b) {
-  return b == 1 ? IntImm(0) : Simplify(a - Div(a, b) * IntImm(b));
-}
-
 /// The multi-index of flattened batch element `b` over `dims`.
 Indices Unflatten(const PrimExpr& b, const std::vector<int64_t>& dims) {
   Indices idx(dims.size());

@@ -13,14 +13,6 @@ using namespace tir;
 
 namespace {
 
-// Truncating division and remainder of non-negative indices: plain C `/`.
-PrimExpr Div(const PrimExpr& a, int64_t b) {
-  return b == 1 ? a : MakeBinary(BinaryOp::kDiv, a, IntImm(b));
-}
-PrimExpr Mod(const PrimExpr& a, int64_t b) {
-  return b == 1 ? IntImm(0) : Simplify(a - Div(a, b) * IntImm(b));
-}
-
 struct PoolBuilder {
   LowerContext& ctx;
   const BlockedPoolDesc& d;

@@ -262,10 +262,9 @@ class VectorEmitter {
         e_->Open("if (" + e_->Value(n->cond) + ") {");
         EmitVec(n->then_case);
         if (n->else_case.defined()) {
-          e_->Close("} else {");
-          e_->Open("{");
-          EmitVec(n->else_case);
           e_->Close();
+          e_->Open("else {");
+          EmitVec(n->else_case);
         }
         e_->Close();
         return;

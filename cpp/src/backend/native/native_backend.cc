@@ -34,7 +34,8 @@ namespace {
 /// the candidates' IR, which such a change leaves as it was): bump it with such a change.
 /// 2: shared sub-expressions computed once, one-exp sigmoid and softmax, constant dense
 /// weights packed at compile time, the spinning thread pool. 3: Winograd F(2x2, 3x3)
-/// convolutions.
+/// convolutions, masked AVX-512 loop tails, weight prefetches in chunked convolutions,
+/// work buffers without zero fill.
 constexpr int kNativeCodeRevision = 3;
 
 }  // namespace
