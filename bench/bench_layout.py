@@ -1,7 +1,8 @@
 """Layout planning benchmark: ResNet-18, MobileNetV2 and SqueezeNet 1.1 (torchvision, seeded
 random weights, exported to ONNX) built natively without layout planning (opt_level 2, the
 default), with it (opt_level 3: AlterOpLayout + PlanLayouts), and at opt_level 3 with the
-two layout passes disabled (to separate layout planning from the other opt_level 3 passes);
+two layout passes disabled (to separate layout planning from the other opt_level 3 passes),
+and planned with config native.winograd off (the direct convolution template only);
 oneDNN (`native -compiler=dnnl`) as imported (opt_level 2: its partitions take NCHW and
 reorder at their edges) and with layout planning (opt_level 3: the graph is planned before
 partitioning, so oneDNN takes the NCHW16c convolutions and exchanges blocked tensors with the
@@ -39,6 +40,8 @@ CONFIGS = {
     "native opt3, no layout planning": dict(opt_level=3,
                                             disabled_pass=["AlterOpLayout", "PlanLayouts"]),
     "native + layout planning": dict(opt_level=3),
+    # The same with the direct convolution template only: what Winograd F(2x2, 3x3) adds.
+    "native + layout planning, no Winograd": dict(opt_level=3, config={"native.winograd": False}),
 }
 # The same model partitioned for oneDNN first (`native -compiler=dnnl`).
 DNNL_CONFIGS = {
@@ -129,7 +132,9 @@ def main():
     (out / "layout.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     cols = [c for c in list(CONFIGS) + (list(DNNL_CONFIGS) if has_dnnl else []) + ["PyTorch frozen"]
             if c in results[0]["t1"]]
-    ratios = [("native", "native + layout planning"), ("oneDNN", "oneDNN + layout planning")]
+    ratios = [("native", "native + layout planning"),
+              ("native + layout planning, no Winograd", "native + layout planning"),
+              ("oneDNN", "oneDNN + layout planning")]
     ratios = [(a, b) for a, b in ratios if a in cols and b in cols]
     lines = ["# Layout planning (bench/bench_layout.py)", "",
              f"Machine: {meta['machine']['cpu']}, {meta['machine']['cores']} cores; "

@@ -1,10 +1,21 @@
 // The helpers shared by the channel-blocked conv2d templates (see conv_blocked_util.h).
 #include "conv_blocked_util.h"
 
+#include "lower_util.h"
+
 
 namespace tessera::lower {
 
 using namespace tir;
+
+Indices BlockedOutIndex(const PrimExpr& n, const PrimExpr& ocb, int64_t tc, int64_t z, int64_t v,
+                        const PrimExpr& oh, const PrimExpr& ow, const PrimExpr& l) {
+  if (tc <= z) {
+    const int64_t per = z / tc;
+    return Indices{n, Div(ocb, per), oh, ow, per == 1 ? l : Simplify(Mod(ocb, per) * tc + l)};
+  }
+  return Indices{n, Simplify(ocb * (tc / z) + IntImm(v)), oh, ow, l};
+}
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);

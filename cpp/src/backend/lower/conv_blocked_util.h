@@ -9,6 +9,13 @@
 
 namespace tessera::lower {
 
+/// The NCHW{z}c output indices (n, block, oh, ow, lane) of lane l of run v of a tile whose
+/// tc output channels start at block ocb * tc (a run: the tile's channels inside one
+/// output block; one run when tc <= z, tc / z runs otherwise).
+Indices BlockedOutIndex(const tir::PrimExpr& n, const tir::PrimExpr& ocb, int64_t tc, int64_t z,
+                        int64_t v, const tir::PrimExpr& oh, const tir::PrimExpr& ow,
+                        const tir::PrimExpr& l);
+
 /// Row-major element strides of `shape`.
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
 

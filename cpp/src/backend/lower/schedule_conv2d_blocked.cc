@@ -263,12 +263,7 @@ struct Builder {
 
   /// Output indices of lane l of run v (a run: the tile's channels inside one block of z).
   Indices OutIndex(int64_t v, const PrimExpr& oh, const PrimExpr& ow, const PrimExpr& l) {
-    const int64_t tc = tile.channels;
-    if (tc <= z) {
-      const int64_t per = z / tc;
-      return Indices{n, Div(ocb, per), oh, ow, per == 1 ? l : Simplify(Mod(ocb, per) * tc + l)};
-    }
-    return Indices{n, Simplify(ocb * (tc / z) + IntImm(v)), oh, ow, l};
+    return BlockedOutIndex(n, ocb, tile.channels, z, v, oh, ow, l);
   }
 
   /// One register tile: zero, accumulate, store with the epilogue.

@@ -87,6 +87,29 @@ Plan MakePlan(const Conv2DShape& c, int64_t z) {
   return p;
 }
 
+/// The transformed weights, packed per GEMM column block: U[ocb, e, i, j] = (G g G^T)[e] of
+/// output channel ocb * tc + j, input channel i (computed in double).
+NDArray TransformWeights(const ConstantWeight& w, const Plan& p, int64_t ic) {
+  NDArray packed = NDArray::Empty({p.ocb_count, kFreqs, ic, p.tc}, DType::kFloat32);
+  float* out = packed.data_as<float>();
+  std::vector<double> u(kFreqs);
+  for (int64_t ob = 0; ob < p.ocb_count; ++ob)
+    for (int64_t i = 0; i < ic; ++i)
+      for (int64_t j = 0; j < p.tc; ++j) {
+        const int64_t o = ob * p.tc + j;
+        for (int64_t a = 0; a < kAlpha; ++a)
+          for (int64_t b = 0; b < kAlpha; ++b) {
+            double s = 0;
+            for (int64_t y = 0; y < 3; ++y)
+              for (int64_t x = 0; x < 3; ++x) s += kG[a][y] * w.At(o, i, y, x) * kG[b][x];
+            u[a * kAlpha + b] = s;
+          }
+        for (int64_t e = 0; e < kFreqs; ++e)
+          out[((ob * kFreqs + e) * ic + i) * p.tc + j] = static_cast<float>(u[e]);
+      }
+  return packed;
+}
+
 }  // namespace
 
 NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
@@ -107,31 +130,12 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
   if (p.tc == 0 || p.tiles < kMinTiles || kFreqs * c.ic * c.oc * 4 > kMaxTransformedWeightBytes)
     return nullptr;
   const int64_t ic = c.ic;
-  // Transformed weights, packed per GEMM column block:
-  // U[ocb, e, i, j] = (G g G^T)[e] of output channel ocb * tc + j, input channel i.
-  ConstantWeight w{weight.constant.data_as<float>(), Strides(weight.shape), kl};
-  NDArray packed = NDArray::Empty({p.ocb_count, kFreqs, ic, p.tc}, DType::kFloat32);
-  {
-    float* out = packed.data_as<float>();
-    std::vector<double> u(kFreqs);
-    for (int64_t ob = 0; ob < p.ocb_count; ++ob)
-      for (int64_t i = 0; i < ic; ++i)
-        for (int64_t j = 0; j < p.tc; ++j) {
-          const int64_t o = ob * p.tc + j;
-          for (int64_t a = 0; a < kAlpha; ++a)
-            for (int64_t b = 0; b < kAlpha; ++b) {
-              double s = 0;
-              for (int64_t y = 0; y < 3; ++y)
-                for (int64_t x = 0; x < 3; ++x) s += kG[a][y] * w.At(o, i, y, x) * kG[b][x];
-              u[a * kAlpha + b] = s;
-            }
-          for (int64_t e = 0; e < kFreqs; ++e)
-            out[((ob * kFreqs + e) * ic + i) * p.tc + j] = static_cast<float>(u[e]);
-        }
-  }
   return [=](LowerContext& ctx, const Buffer& dest,
              const std::function<PrimExpr(const Indices&)>& epilogue) -> Stmt {
     const int64_t tc = p.tc, R = p.rows, py = lanes;
+    // Transformed when the nest is emitted, not when the template is chosen.
+    NDArray packed = TransformWeights(
+        ConstantWeight{weight.constant.data_as<float>(), Strides(weight.shape), kl}, p, ic);
     Buffer wu = ctx.AddConstant("wino_u", packed);
     // 1. What the tiles read: a stored input blocked by whole vectors itself, each value
     // outside it (padding, tiles past the edge) a zero picked by a select with a clamped
@@ -226,11 +230,7 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
         }));
       }
       auto out_index = [&](int64_t vr, const PrimExpr& oh, const PrimExpr& ow, const PrimExpr& l) {
-        if (tc <= z) {
-          const int64_t per = z / tc;
-          return Indices{n, Div(ocb, per), oh, ow, per == 1 ? l : Simplify(Mod(ocb, per) * tc + l)};
-        }
-        return Indices{n, Simplify(ocb * (tc / z) + IntImm(vr)), oh, ow, l};
+        return BlockedOutIndex(n, ocb, tc, z, vr, oh, ow, l);
       };
       Stmt write = for_tiles(blk, [&](const PrimExpr& r, const PrimExpr& ty, const PrimExpr& tx) {
         std::vector<Stmt> pixels;
