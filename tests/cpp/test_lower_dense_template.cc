@@ -148,30 +148,49 @@ TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
 }
 
 TEST(DenseTemplate, ConstantWeightsArePackedAtCompileTime) {
-  // A dense layer's constant weights (bound into the kernel by LowerToTIR) become one packed
-  // constant input: no packing loop runs per call. Few rows read them as they are.
+  // A dense or matmul layer's constant weights (bound into the kernel by LowerToTIR) become
+  // one packed constant input: no packing loop runs per call, and the first tile of each
+  // panel prefetches it. Few rows read them as they are.
   NDArray w = NDArray::Empty({70, 40}, DType::kFloat32);
   for (int64_t i = 0; i < w.NumElements(); ++i) w.SetFloat(i, 0.01 * static_cast<double>(i % 97) - 0.4);
-  for (int64_t rows : {13, 2}) {
-    Var x = MakeVar("x", MakeTensorType({rows, 40}, DType::kFloat32));
-    IRModule mod = InferTypes(IRModule::FromExpr(
-        MakeFunction({x}, MakeOpCall("nn.dense", {x, MakeConstant(w)}))));
-    auto inputs = testing_lower::RandomInputs(mod, 3);
-    Value want = RunMain(mod, inputs);
-    IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
-    testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
-    int packed = 0, pack_loops = 0;
-    for (const auto& [name, f] : lowered.functions())
-      if (const auto* pf = f.as<tir::PrimFuncNode>()) {
-        for (const tir::Buffer& b : pf->params) packed += b->name.find("dense_packed") == 0;
-        pack_loops += PrintStmt(pf->body).find("dense_pack\"") != std::string::npos;
-      }
-    EXPECT_EQ(packed, rows >= 4 ? 1 : 0) << PrintModule(lowered);
-    EXPECT_EQ(pack_loops, 0) << PrintModule(lowered);
-    runtime::Executor native(Build(mod, "native"));
-    std::vector<NDArray> got = native.Run(inputs);
-    testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
-  }
+  NDArray wt = NDArray::Empty({40, 70}, DType::kFloat32);  // w transposed: [k, n]
+  for (int64_t k = 0; k < 40; ++k)
+    for (int64_t j = 0; j < 70; ++j) wt.SetFloat(k * 70 + j, w.GetFloat(j * 40 + k));
+  struct Case {
+    std::string op;
+    NDArray weights;
+    Attrs attrs;
+    std::string label;
+  };
+  std::vector<Case> cases = {{"nn.dense", w, Attrs{}, "dense [n, k]"},
+                             {"nn.matmul", wt, Attrs{}, "matmul [k, n]"},
+                             {"nn.matmul", w, Attrs{{"transpose_b", true}}, "matmul transpose_b"}};
+  for (const Case& c : cases)
+    for (int64_t rows : {13, 2}) {
+      SCOPED_TRACE(c.label + ", rows " + std::to_string(rows));
+      Var x = MakeVar("x", MakeTensorType({rows, 40}, DType::kFloat32));
+      IRModule mod = InferTypes(IRModule::FromExpr(
+          MakeFunction({x}, MakeOpCall(c.op, {x, MakeConstant(c.weights)}, c.attrs))));
+      auto inputs = testing_lower::RandomInputs(mod, 3);
+      Value want = RunMain(mod, inputs);
+      IRModule lowered = ParsePipeline("FuseOps,LowerToTIR")(mod);
+      testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "FuseOps,LowerToTIR");
+      const std::string name = c.op.substr(3);
+      int packed = 0, pack_loops = 0, prefetches = 0;
+      for (const auto& [fname, f] : lowered.functions())
+        if (const auto* pf = f.as<tir::PrimFuncNode>()) {
+          for (const tir::Buffer& b : pf->params) packed += b->name.find(name + "_packed") == 0;
+          std::string body = PrintStmt(pf->body);
+          pack_loops += body.find(name + "_pack\"") != std::string::npos;
+          prefetches += body.find("prefetch %" + name + "_packed") != std::string::npos;
+        }
+      EXPECT_EQ(packed, rows >= 4 ? 1 : 0) << PrintModule(lowered);
+      EXPECT_EQ(pack_loops, 0) << PrintModule(lowered);
+      EXPECT_EQ(prefetches, rows >= 4 ? 1 : 0) << PrintModule(lowered);
+      runtime::Executor native(Build(mod, "native"));
+      std::vector<NDArray> got = native.Run(inputs);
+      testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
+    }
 }
 
 }  // namespace

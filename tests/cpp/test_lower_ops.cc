@@ -65,6 +65,20 @@ TEST(LowerOps, BinaryBroadcast) {
                      "where(%c, %a, %b)"));
 }
 
+TEST(LowerOps, SquareIsAProduct) {
+  // power(x, 2) (a layer norm's variance) lowers to x * x, so the reduction over it is
+  // vectorized instead of calling pow per element; other exponents keep the call.
+  for (const char* e : {"2f", "1f", "3f", "0.5f"}) {
+    std::string text = Main("%x: " + T("3, 40"), std::string("mean(power(%x, ") + e + "), axis=[-1])");
+    CheckLowering(text);
+    IRModule mod = InferTypes(ParseModule(text));
+    lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(
+        WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+    bool pow_call = PrintStmt(lowered.func->body).find("pow(") != std::string::npos;
+    EXPECT_EQ(pow_call, std::string(e) == "3f" || std::string(e) == "0.5f") << e;
+  }
+}
+
 TEST(LowerOps, Reductions) {
   for (const char* op : {"sum", "mean", "max", "min"}) {
     std::string o(op);

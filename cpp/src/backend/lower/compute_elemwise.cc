@@ -193,6 +193,12 @@ void RegisterBinaryMath(ComputeRegistry& r) {
                return IsFloat(a->dtype) ? MakeBinary(BinaryOp::kDiv, a, b) : SafeIntDiv(a, b);
              }));
   r.Register("power", Binary([](const PrimExpr& a, const PrimExpr& b) {
+               // x^2 (a layer norm's variance) as x * x, which is exact and vectorizes; the
+               // pow call kept a reduction over it scalar.
+               if (const auto* e = b.as<FloatImmNode>(); e && IsFloat(a->dtype)) {
+                 if (e->value == 2.0) return a * a;
+                 if (e->value == 1.0) return a;
+               }
                return MakeIntrinsic("pow", {a, b});
              }));
   r.Register("maximum", Binary(NanMax));

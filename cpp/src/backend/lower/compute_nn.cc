@@ -68,7 +68,7 @@ std::vector<TensorExpr> Dense(LowerContext& ctx, const std::vector<TensorExpr>& 
     g.b = [w](const Indices&, PrimExpr j, PrimExpr k) { return w.at({j, k}); };
     g.a_k_contiguous = a.depth == 0;
     if (w.constant.defined() && w.constant.dtype() == DType::kFloat32 && w.constant.shape() == w.shape)
-      g.b_nk_constant = w.constant;
+      g.b_constant = w.constant;
     if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
   }
   return {ctx.Reduce(spec, "dense")};
@@ -112,6 +112,11 @@ std::vector<TensorExpr> Matmul(LowerContext& ctx, const std::vector<TensorExpr>&
     };
     g.a_k_contiguous = !ta && a.depth == 0;
     g.b_j_contiguous = !tb;
+    if (b.constant.defined() && b.constant.dtype() == DType::kFloat32 && b.constant.shape() == b.shape &&
+        b.shape.size() == 2) {
+      g.b_constant = b.constant;
+      g.b_constant_kn = !tb;
+    }
     if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
   }
   return {ctx.Reduce(spec, "matmul")};

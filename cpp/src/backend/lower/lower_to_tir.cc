@@ -180,7 +180,7 @@ std::vector<Expr> ModuleLowerer::Children(const Expr& e) const {
   return ExprChildren(e);
 }
 
-/// `prim` with every constant argument that is the weight of a conv2d or a dense bound
+/// `prim` with every constant argument that is the weight of a conv2d, a dense or a matmul bound
 /// into its body, and the arguments left. The op's template then packs those weights once
 /// at compile time instead of on every call; the packed copy is a constant buffer of the
 /// PrimFunc, so layers of one shape still share it (LowerCall compares PrimFuncs).
@@ -194,7 +194,7 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
     // Only the conv2d and GEMM templates pack constant weights; binding others would just
     // stop layers of one shape from sharing a kernel.
     bool packs = op == "nn.conv2d";
-    if (op == "nn.dense") {
+    if (op == "nn.dense" || op == "nn.matmul") {
       // The GEMM template packs float32 weights from kGemmPackRows rows on (fewer rows
       // take dot products that read the weights as they are).
       const auto* t = e->checked_type_or_null().as<TensorTypeNode>();

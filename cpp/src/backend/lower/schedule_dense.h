@@ -25,9 +25,11 @@ struct GemmDesc {
   bool b_batched = false;
   /// The left operand is stored with k innermost (the dot-product path vectorizes it).
   bool a_k_contiguous = false;
-  /// The right operand as an [n, k] float32 constant, when it is one (not batched): its
-  /// panels are packed once, at compile time, instead of on every call.
-  NDArray b_nk_constant{};
+  /// The right operand as a float32 constant, when it is one (not batched): its panels are
+  /// packed once, at compile time, instead of on every call (or read with a stride of n).
+  NDArray b_constant{};
+  /// `b_constant` is stored [k, n] (a matmul's weights) rather than [n, k] (a dense layer's).
+  bool b_constant_kn = false;
   /// Optional: the output indices of element (i, j) of batch element `batch` (default:
   /// the batch indices, then i, j). Set when batch rows are folded into m.
   std::function<Indices(const Indices& batch, tir::PrimExpr i, tir::PrimExpr j)> out_index;

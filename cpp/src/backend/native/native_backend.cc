@@ -35,8 +35,9 @@ namespace {
 /// 2: shared sub-expressions computed once, one-exp sigmoid and softmax, constant dense
 /// weights packed at compile time, the spinning thread pool. 3: Winograd F(2x2, 3x3)
 /// convolutions, masked AVX-512 loop tails, weight prefetches in chunked convolutions,
-/// work buffers without zero fill.
-constexpr int kNativeCodeRevision = 3;
+/// work buffers without zero fill. 4: constant matmul weights packed at compile time, packed
+/// panels prefetched by their first tile, power(x, 2) as x * x.
+constexpr int kNativeCodeRevision = 4;
 
 }  // namespace
 
