@@ -39,6 +39,14 @@ inline native::CompileOptions TestCompileOptions() {
   return o;
 }
 
+/// Codegen options under which every parallel loop, however small, uses the pool (the
+/// tests' loops are small).
+inline native::CodegenOptions PoolCodegenOptions() {
+  native::CodegenOptions o;
+  o.min_parallel_work = 0;
+  return o;
+}
+
 /// Random values of `dtype` with awkward cases mixed in (negatives, limits, NaN, inf).
 inline NDArray RandomArray(const std::vector<int64_t>& shape, DType dtype, uint32_t seed,
                            bool nonzero = false, double scale = 4.0) {
@@ -166,7 +174,8 @@ inline void ExpectClose(const NDArray& got, const NDArray& want, const std::stri
 inline void ExpectMatchesInterp(const tir::PrimFunc& f, const std::string& symbol,
                                 uint32_t seed = 1, const TsKernelEnv* env = nullptr,
                                 double rel = 1e-6) {
-  runtime::Module mod = native::BuildNativeModule({{symbol, f}}, TestCompileOptions());
+  runtime::Module mod =
+      native::BuildNativeModule({{symbol, f}}, TestCompileOptions(), PoolCodegenOptions());
   std::vector<NDArray> args = MakeArgs(f, seed);
   std::vector<NDArray> got = RunNative(mod, symbol, args, env);
   std::vector<NDArray> want = RunInterp(f, args);

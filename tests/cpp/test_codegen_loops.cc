@@ -140,7 +140,8 @@ TEST(CodegenLoops, ParallelLoopRunsEachIterationOnceOnThePool) {
       MakePrimFunc({a, b}, 1,
                    MakeFor(i, IntImm(0), IntImm(103), ForKind::kParallel,
                            MakeStore(b, MakeLoad(b, {i}) + MakeLoad(a, {i}) + FloatImm(1), {i})));
-  runtime::Module mod = native::BuildNativeModule({{"par", f}}, TestCompileOptions());
+  runtime::Module mod =
+      native::BuildNativeModule({{"par", f}}, TestCompileOptions(), testing::PoolCodegenOptions());
   std::vector<NDArray> args = MakeArgs(f, 9);
   std::vector<NDArray> want = RunInterp(f, args);
   TestPool pool;
@@ -152,13 +153,45 @@ TEST(CodegenLoops, ParallelLoopRunsEachIterationOnceOnThePool) {
     for (int64_t k = begin; k < end; ++k) ++seen[static_cast<size_t>(k)];
   for (int k = 0; k < 103; ++k) EXPECT_EQ(seen[static_cast<size_t>(k)], 1) << k;
   // The outlined body tells the C compiler the loop variable's range, which the closure hides.
-  EXPECT_NE(native::GenerateC({{"par", f}}).find("if (i < 0 || i >= 103) __builtin_unreachable();"),
-            std::string::npos)
-      << native::GenerateC({{"par", f}});
+  std::string source = native::GenerateC({{"par", f}}, testing::PoolCodegenOptions());
+  EXPECT_NE(source.find("if (i < 0 || i >= 103) __builtin_unreachable();"), std::string::npos)
+      << source;
   // Without a pool (null env or null parallel_for) the loop runs serially.
   testing::ExpectClose(RunNative(mod, "par", args, nullptr)[1], want[1], "null env");
   TsKernelEnv serial{nullptr, nullptr};
   testing::ExpectClose(RunNative(mod, "par", args, &serial)[1], want[1], "null parallel_for");
+}
+
+TEST(CodegenLoops, ParallelLoopsWithLittleWorkRunOnTheCallingThread) {
+  // The static work counts element stores through every loop of constant extent: 103 x 8
+  // stores here, against a threshold just above and just below it.
+  Buffer a = MakeBuffer("A", {103, 8}), b = MakeBuffer("B", {103, 8});
+  tir::Var i = tir::MakeVar("i"), j = tir::MakeVar("j");
+  PrimFunc f = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(103), ForKind::kParallel,
+              MakeFor(j, IntImm(0), IntImm(8), ForKind::kSerial,
+                      MakeStore(b, MakeLoad(a, {i, j}) * FloatImm(2), {i, j}))));
+  for (int64_t threshold : {int64_t{103 * 8 + 1}, int64_t{103 * 8}}) {
+    SCOPED_TRACE(threshold);
+    native::CodegenOptions options;
+    options.min_parallel_work = threshold;
+    bool parallel = threshold <= 103 * 8;
+    EXPECT_EQ(native::GenerateC({{"par", f}}, options).find("env->parallel_for(") !=
+                  std::string::npos,
+              parallel);
+    runtime::Module mod = native::BuildNativeModule({{"par", f}}, TestCompileOptions(), options);
+    std::vector<NDArray> args = MakeArgs(f, 4);
+    TestPool pool;
+    TsKernelEnv env = pool.Env();
+    testing::ExpectClose(RunNative(mod, "par", args, &env)[1], RunInterp(f, args)[1], "threshold");
+    EXPECT_EQ(pool.calls, parallel ? 1 : 0);
+  }
+  // The default keeps a kernel of a few microseconds on one thread.
+  EXPECT_EQ(native::GenerateC({{"par", f}}).find("env->parallel_for("), std::string::npos);
+  native::CodegenOptions negative;
+  negative.min_parallel_work = -1;
+  EXPECT_THROW(native::GenerateC({{"par", f}}, negative), Error);
 }
 
 TEST(CodegenLoops, ParallelBodiesCaptureOuterVariablesAndScratch) {

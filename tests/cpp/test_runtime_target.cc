@@ -103,13 +103,15 @@ TEST(RuntimeTarget, Errors) {
   ExpectError([] { Target::Parse("cuda -arch=sm_80"); }, ErrorKind::kValue,
               {"unknown target kind 'cuda'", "interp", "native"});
   ExpectError([] { Target::Parse("native -foo=1"); }, ErrorKind::kValue,
-              {"no option 'foo'", "compiler, libs, num_threads"});
+              {"no option 'foo'", "compiler, libs, min_parallel_work, num_threads"});
   ExpectError([] { Target::Parse("native -num_threads=abc"); }, ErrorKind::kValue,
               {"-num_threads", "expects an int", "'abc'"});
   ExpectError([] { Target::Parse("native -num_threads=4x"); }, ErrorKind::kValue, {"an int"});
   ExpectError([] { Target::Parse("native -num_threads=-1"); }, ErrorKind::kValue,
               {"from 0 (all cores) to 4096, got -1"});
   ExpectError([] { Target::Parse("native -num_threads"); }, ErrorKind::kValue, {"needs a value"});
+  ExpectError([] { Target::Parse("native -min_parallel_work=-5"); }, ErrorKind::kValue,
+              {"-min_parallel_work must be >= 0, got -5"});
   ExpectError([] { Target::Parse("native -compiler=nosuch"); }, ErrorKind::kValue,
               {"unknown backend 'nosuch'", "(library backends: "});
   ExpectError([] { Target::Parse("native -libs=a,,b"); }, ErrorKind::kValue,

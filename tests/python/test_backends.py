@@ -123,7 +123,7 @@ def test_unsupported_dtype_in_a_partition_is_a_clear_error():
 PARALLEL_KINDS = [
     ("max_pool2d", lambda x: nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1)),
      [(1, 64, 56, 56)]),
-    ("global_avg_pool2d", nn.global_avg_pool2d, [(1, 512, 7, 7)]),
+    ("global_avg_pool2d", nn.global_avg_pool2d, [(1, 2048, 7, 7)]),
     ("depthwise conv2d", lambda x: nn.conv2d(x, tessera.const(np.ones((144, 1, 3, 3), "float32")),
                                              padding=(1, 1), groups=144), [(1, 144, 56, 56)]),
     ("small conv2d", lambda x: nn.conv2d(x, tessera.const(np.ones((16, 16, 3, 3), "float32")),
@@ -149,6 +149,11 @@ def test_every_kernel_kind_shares_its_work_between_threads(name, fn, shapes):
     mod = tessera.IRModule.from_expr(tessera.Function(vs, fn(*vs)))
     ex = tessera.build(mod, "native -num_threads=2")
     assert "env->parallel_for(" in ex.source(), name
+    # Below -min_parallel_work (element stores) the kernel stays on the calling thread.
+    serial = tessera.build(mod, "native -num_threads=2 -min_parallel_work=1000000000")
+    assert "env->parallel_for(" not in serial.source(), name
     rng = np.random.default_rng(1)
     feeds = {f"x{i}": rng.standard_normal(s).astype("float32") for i, s in enumerate(shapes)}
-    np.testing.assert_allclose(ex(**feeds), tessera.run(mod, **feeds), rtol=1e-4, atol=1e-4)
+    want = tessera.run(mod, **feeds)
+    np.testing.assert_allclose(ex(**feeds), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(serial(**feeds), want, rtol=1e-4, atol=1e-4)

@@ -26,6 +26,9 @@ struct CPieces {
 CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                        const CodegenOptions& options) {
   int vector_bytes = options.vector_bytes ? options.vector_bytes : HostVectorBytes();
+  if (options.min_parallel_work < 0)
+    TS_THROW(kValue) << "native codegen: min_parallel_work must be >= 0, got "
+                     << options.min_parallel_work;
   if (vector_bytes != 16 && vector_bytes != 32 && vector_bytes != 64)
     TS_THROW(kValue) << "native codegen: vector_bytes must be 16, 32 or 64, got " << vector_bytes;
   std::vector<std::string> symbols;
@@ -44,7 +47,9 @@ CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>&
   for (size_t i = 0; i < kernels.size(); ++i)
     pieces.kernels.push_back(
         "/* kernel '" + names[i] + "' */\n" +
-        detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes).Emit() + "\n");
+        detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes,
+                              options.min_parallel_work)
+            .Emit() + "\n");
   return pieces;
 }
 

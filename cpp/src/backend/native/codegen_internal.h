@@ -43,7 +43,8 @@ struct BufferInfo {
 /// Emits one kernel (and the outlined bodies of its parallel loops).
 class KernelEmitter {
  public:
-  KernelEmitter(std::string cname, const tir::PrimFuncNode* func, int vector_bytes);
+  KernelEmitter(std::string cname, const tir::PrimFuncNode* func, int vector_bytes,
+                int64_t min_parallel_work);
   /// The outlined parallel bodies followed by the kernel function.
   std::string Emit();
 
@@ -130,6 +131,7 @@ class KernelEmitter {
   std::string ctx_;
   const tir::PrimFuncNode* func_;
   int vector_bytes_;
+  int64_t min_parallel_work_;
   std::string* out_ = nullptr;  ///< where Line() writes (kernel or outlined body)
   std::string outlined_;
   int indent_ = 0;

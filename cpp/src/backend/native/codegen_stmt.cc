@@ -13,8 +13,12 @@ namespace tessera::native::detail {
 using tir::PrimExpr;
 using tir::Stmt;
 
-KernelEmitter::KernelEmitter(std::string cname, const tir::PrimFuncNode* func, int vector_bytes)
-    : cname_(std::move(cname)), func_(func), vector_bytes_(vector_bytes) {
+KernelEmitter::KernelEmitter(std::string cname, const tir::PrimFuncNode* func, int vector_bytes,
+                             int64_t min_parallel_work)
+    : cname_(std::move(cname)),
+      func_(func),
+      vector_bytes_(vector_bytes),
+      min_parallel_work_(min_parallel_work) {
   ctx_ = "native codegen of kernel '" + cname_ + "': ";
 }
 
@@ -286,6 +290,34 @@ void KernelEmitter::EmitVectorized(const tir::ForNode* n) {
   Close();
 }
 
+namespace {
+
+/// Element stores (and reduction updates) a statement runs, counting every loop's
+/// constant extent; a loop of unknown extent counts as large. Saturates.
+int64_t StaticWork(const tir::Stmt& s) {
+  constexpr int64_t kLarge = int64_t{1} << 40;
+  if (!s.defined()) return 0;
+  auto mul = [](int64_t a, int64_t b) { return a != 0 && b > kLarge / a ? kLarge : a * b; };
+  if (const auto* f = s.as<tir::ForNode>()) {
+    const auto* e = f->extent.as<tir::IntImmNode>();
+    return mul(e ? std::max<int64_t>(e->value, 0) : kLarge, StaticWork(f->body));
+  }
+  if (const auto* q = s.as<tir::SeqStmtNode>()) {
+    int64_t w = 0;
+    for (const tir::Stmt& c : q->seq) w = std::min(kLarge, w + StaticWork(c));
+    return w;
+  }
+  if (const auto* i = s.as<tir::IfThenElseNode>())
+    return std::max(StaticWork(i->then_case), StaticWork(i->else_case));
+  if (const auto* b = s.as<tir::BlockNode>())
+    return std::min(kLarge, StaticWork(b->init) + StaticWork(b->body));
+  if (const auto* a = s.as<tir::AllocateNode>()) return StaticWork(a->body);
+  if (s.as<tir::BufferStoreNode>()) return 1;
+  return 0;
+}
+
+}  // namespace
+
 void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   std::string fn = "ts_par" + std::to_string(parallel_counter_++) + "_" + cname_;
   std::string closure = fn + "_closure";
@@ -310,12 +342,18 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   Line(cl + ".ts_status = &ts_status;");
   Line("const int64_t " + count + " = " + Index(n->extent) + ";");
   Open("if (" + count + " > 0) {");
-  Open("if (env != NULL && env->parallel_for != NULL) {");
-  Line("env->parallel_for(env->pool, " + count + ", " + fn + ", &" + cl + ");");
-  Close("} else {");
-  ++indent_;
-  Line(fn + "(&" + cl + ", 0, " + count + ");");
-  Close();
+  // Below the threshold the outlined body runs here, over the whole range.
+  tir::Stmt whole = tir::MakeFor(n->loop_var, n->min, n->extent, tir::ForKind::kSerial, n->body);
+  if (StaticWork(whole) >= min_parallel_work_) {
+    Open("if (env != NULL && env->parallel_for != NULL) {");
+    Line("env->parallel_for(env->pool, " + count + ", " + fn + ", &" + cl + ");");
+    Close("} else {");
+    ++indent_;
+    Line(fn + "(&" + cl + ", 0, " + count + ");");
+    Close();
+  } else {
+    Line(fn + "(&" + cl + ", 0, " + count + ");");
+  }
   Close();
   Close();
 

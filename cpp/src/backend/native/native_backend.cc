@@ -5,6 +5,7 @@
 #include "tessera/backend/native/compiler.h"
 #include "tessera/backend/native/native_module.h"
 #include "tessera/target/backend_registry.h"
+#include "tessera/support/error.h"
 #include "tessera/transform/pass_context.h"
 
 namespace tessera {
@@ -12,8 +13,8 @@ namespace tessera {
 namespace native {
 
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
-                                  const CompileOptions& options) {
-  CUnits c = GenerateCUnits(kernels);
+                                  const CompileOptions& options, const CodegenOptions& codegen) {
+  CUnits c = GenerateCUnits(kernels, codegen);
   std::vector<std::string> symbols;
   for (const auto& entry : kernels) symbols.push_back(entry.first);
   std::vector<std::string> cnames = CSymbolNames(symbols);
@@ -46,8 +47,20 @@ void RegisterNativeBackend(BackendRegistry& registry) {
   b.name = "native";
   b.description = "C for this CPU, compiled with the system compiler (-O3 -march=native)";
   b.attrs = CpuTargetAttrs();
-  b.codegen = [](const IRModule& lowered, const std::vector<std::string>& symbols, const Target&) {
-    return native::BuildNativeModule(SelectPrimFuncs(lowered, symbols, "native"));
+  b.attrs.push_back({"min_parallel_work", TargetAttrType::kInt,
+                     AttrValue(int64_t{native::kMinParallelWork}),
+                     "parallel loops with fewer element stores run on one thread (0: all use "
+                     "the pool)",
+                     nullptr});
+  b.attrs.back().validate = [](const AttrValue& v) {
+    if (v.AsInt() < 0)
+      TS_THROW(kValue) << "option -min_parallel_work must be >= 0, got " << v.AsInt();
+  };
+  b.codegen = [](const IRModule& lowered, const std::vector<std::string>& symbols,
+                 const Target& target) {
+    native::CodegenOptions codegen;
+    codegen.min_parallel_work = target.GetInt("min_parallel_work");
+    return native::BuildNativeModule(SelectPrimFuncs(lowered, symbols, "native"), {}, codegen);
   };
   b.identity = [] {
     std::string id = native::CompilerIdentity();

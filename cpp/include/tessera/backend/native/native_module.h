@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/backend/native/codegen_c.h"
 #include "tessera/backend/native/compiler.h"
 #include "tessera/ir/tir.h"
 #include "tessera/runtime/native_module.h"
@@ -16,6 +17,7 @@ namespace tessera::native {
 /// GenerateCUnits + CompileSharedObject (units compiled in parallel, cached) + load: one
 /// module exporting every kernel under its symbol. The C source stays available through runtime::NativeModuleNode::source().
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
-                                  const CompileOptions& options = {});
+                                  const CompileOptions& options = {},
+                                  const CodegenOptions& codegen = {});
 
 }  // namespace tessera::native
