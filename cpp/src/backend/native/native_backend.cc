@@ -37,7 +37,8 @@ namespace {
 /// weights packed at compile time, the spinning thread pool. 3: Winograd F(2x2, 3x3)
 /// convolutions, masked AVX-512 loop tails, weight prefetches in chunked convolutions,
 /// work buffers without zero fill. 4: constant matmul weights packed at compile time, packed
-/// panels prefetched by their first tile, power(x, 2) as x * x.
+/// panels prefetched by their first tile, power(x, 2) as x * x, small parallel loops run on
+/// the calling thread (-min_parallel_work).
 constexpr int kNativeCodeRevision = 4;
 
 }  // namespace
