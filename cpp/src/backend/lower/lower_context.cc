@@ -204,9 +204,9 @@ std::string LowerContext::FreshBlockName(const std::string& base) {
 }
 
 Buffer LowerContext::AllocScratch(const std::string& name, std::vector<int64_t> shape,
-                                  DType dtype) {
+                                  DType dtype, bool zero_fill) {
   Buffer b = MakeBuffer(FreshName(name), std::move(shape), dtype);
-  scratch_.push_back(b);
+  scratch_.emplace_back(b, zero_fill);
   return b;
 }
 
@@ -241,7 +241,9 @@ void LowerContext::StoreInto(const TensorExpr& value, const Buffer& buffer,
 }
 
 TensorExpr LowerContext::Materialize(const TensorExpr& value, const std::string& name) {
-  Buffer b = AllocScratch(name, value.shape, value.dtype);
+  // StoreInto writes every element: no zero fill (a softmax's 64 KiB of exponentials were
+  // cleared on every call).
+  Buffer b = AllocScratch(name, value.shape, value.dtype, false);
   StoreInto(value, b, name);
   return FromBuffer(b);
 }
@@ -305,7 +307,8 @@ Stmt ReductionNest(LowerContext& ctx, const ReduceSpec& spec, const std::string&
 }  // namespace
 
 TensorExpr LowerContext::ReduceNow(const ReduceSpec& spec, const std::string& name) {
-  Buffer b = AllocScratch(name, spec.shape, spec.dtype);
+  // Every element gets its identity (the init) before the reduction reads it.
+  Buffer b = AllocScratch(name, spec.shape, spec.dtype, false);
   std::function<PrimExpr(const Indices&)> epi;
   if (spec.finalize) epi = [&](const Indices& i) { return spec.finalize(MakeLoad(b, i), i); };
   Emit(ReductionNest(*this, spec, name, b, epi, nullptr));
@@ -359,7 +362,8 @@ void LowerContext::EmitPending(const std::shared_ptr<Pending>& p, const TensorEx
 Stmt LowerContext::Finish() {
   Stmt body = MakeSeq(stmts_);
   if (!body.defined() || stmts_.empty()) body = MakeSeq({});
-  for (size_t i = scratch_.size(); i-- > 0;) body = MakeAllocate(scratch_[i], body);
+  for (size_t i = scratch_.size(); i-- > 0;)
+    body = MakeAllocate(scratch_[i].first, body, scratch_[i].second);
   return body;
 }
 

@@ -190,7 +190,7 @@ struct Builder {
                    if (n % nr) j = MakeBinary(BinaryOp::kMin, j, IntImm(n - 1));
                    return desc.b(bi, j, i[nb + 1]);
                  }};
-    packed = ctx.AllocScratch(d.name + "_packed", shape, d.dtype);
+    packed = ctx.AllocScratch(d.name + "_packed", shape, d.dtype, /*zero_fill=*/false);
     ctx.StoreInto(t, packed, d.name + "_pack");
   }
 

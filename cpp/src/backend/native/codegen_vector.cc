@@ -520,11 +520,18 @@ bool TryEmitVectorReduction(KernelEmitter* e, const tir::ForNode* loop) {
           Combine(step.op, "ts_v", sfx, Combine(step.op, "ts_v", sfx, acc[0], acc[1]),
                   Combine(step.op, "ts_v", sfx, acc[2], acc[3])) +
           ";");
+  // Lanes folded as a butterfly (lane i with lane i ^ s, s = lanes/2 .. 1): log2(lanes)
+  // dependent steps instead of lanes - 1, which dominated short rows (a softmax over 64).
+  for (int s = lanes / 2; s >= 1; s /= 2) {
+    std::string perm;
+    for (int l = 0; l < lanes; ++l) perm += ", " + std::to_string(l ^ s);
+    e->Line(acc[0] + " = " +
+            Combine(step.op, "ts_v", sfx, acc[0],
+                    "__builtin_shufflevector(" + acc[0] + ", " + acc[0] + perm + ")") +
+            ";");
+  }
   std::string total = e->Temp("sum");
   e->Line(st + " " + total + " = " + acc[0] + "[0];");
-  for (int l = 1; l < lanes; ++l)
-    e->Line(total + " = " +
-            Combine(step.op, "ts_", sfx, total, acc[0] + "[" + std::to_string(l) + "]") + ";");
   // Fold into the running value with the block's (loop-invariant) indices.
   e->Open("{");
   e->Line("const int64_t " + name + " = " + lo + ";");

@@ -69,8 +69,10 @@ class LowerContext {
   LowerContext(const LowerContext&) = delete;
   LowerContext& operator=(const LowerContext&) = delete;
 
-  /// A new scratch buffer (allocated for the whole function body), named uniquely.
-  tir::Buffer AllocScratch(const std::string& name, std::vector<int64_t> shape, DType dtype);
+  /// A new scratch buffer (allocated for the whole function body), named uniquely. Pass
+  /// `zero_fill` false only when the body writes every element before reading it.
+  tir::Buffer AllocScratch(const std::string& name, std::vector<int64_t> shape, DType dtype,
+                           bool zero_fill = true);
   /// Appends a statement to the function body.
   void Emit(tir::Stmt stmt);
   /// Emits a block nest writing `value` into `buffer` (same shape) and returns nothing.
@@ -109,7 +111,7 @@ class LowerContext {
 
  private:
   std::vector<tir::Stmt> stmts_;
-  std::vector<tir::Buffer> scratch_;
+  std::vector<std::pair<tir::Buffer, bool>> scratch_;  ///< with its zero fill
   std::vector<std::pair<tir::Buffer, NDArray>> constants_;
   std::vector<std::shared_ptr<Pending>> pending_;
   std::vector<std::string> names_;
