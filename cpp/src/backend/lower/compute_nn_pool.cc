@@ -80,7 +80,8 @@ std::function<PrimExpr(const Indices&, int64_t, int64_t)> PaddedTaps(
   if (rank == 4 && x.dtype == padded.dtype) {
     // NCHW: row copies without bounds checks.
     PadCopyShape copy{x.shape[0], x.shape[1], in_h, in_w, p[0], p[1], s[1]};
-    tir::Buffer buffer = ctx.AllocScratch(name, padded.shape, padded.dtype);
+    // The padded copy writes every element (the input's or the fill).
+    tir::Buffer buffer = ctx.AllocScratch(name, padded.shape, padded.dtype, /*zero_fill=*/false);
     ctx.Emit(
         PaddedRowsCopy(copy, x, buffer, padded.shape[2], padded.shape[4], PhasedPadIndex(), fill));
     pad = FromBuffer(buffer);

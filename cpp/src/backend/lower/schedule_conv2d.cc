@@ -153,13 +153,16 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
     };
     PadCopyShape copy{c.n,        c.ic * c.groups, c.ih,       c.iw,       c.pad_top, c.pad_left,
                       c.stride_w, c.layout_n,      c.layout_c, c.layout_h, c.layout_w};
+    // Either copy writes every element of the padded buffer (the input's or zero), so it
+    // skips the zero fill (MobileNetV2's 144 x 56 x 56 copies cleared 2 MB per call).
     Buffer pad;
     if (flat) {
-      pad = ctx.AllocScratch("conv_pad", {c.n, c.ic * c.groups, rows * wq}, DType::kFloat32);
+      pad = ctx.AllocScratch("conv_pad", {c.n, c.ic * c.groups, rows * wq}, DType::kFloat32,
+                             /*zero_fill=*/false);
       ctx.Emit(PaddedRowsCopy(copy, data, pad, rows, wq, FlatPadIndex(wq),
                               FloatImm(0.0, DType::kFloat32)));
     } else {
-      pad = ctx.AllocScratch("conv_pad", padded.shape, DType::kFloat32);
+      pad = ctx.AllocScratch("conv_pad", padded.shape, DType::kFloat32, /*zero_fill=*/false);
       if (c.layout_w == 3)
         ctx.Emit(PaddedRowsCopy(copy, data, pad, rows, wq, PhasedPadIndex(),
                                 FloatImm(0.0, DType::kFloat32)));
@@ -188,7 +191,7 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       wpk = ctx.AddConstant("conv_wpk",
                             PackConstantWeights(c, weight.constant, kernel_perm, ocb_count, kOCB));
     } else {
-      wpk = ctx.AllocScratch("conv_wpk", packed.shape, DType::kFloat32);
+      wpk = ctx.AllocScratch("conv_wpk", packed.shape, DType::kFloat32, /*zero_fill=*/false);
       ctx.StoreInto(packed, wpk, "conv_wpk");
     }
 
@@ -260,6 +263,13 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       return MakeSeq(seq);
     };
 
+    // One image: the batch index is the constant 0, as in the fused epilogue's own loads
+    // (broadcasting folds their size-1 batch index), so the two agree and the epilogue's
+    // column loop vectorizes.
+    auto batch_loop = [&](Stmt body) {
+      if (c.n == 1) return tir::SubstituteVars(body, {{n.get(), IntImm(0)}});
+      return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+    };
     std::vector<Stmt> row;
     if (full_tiles > 0) {
       tir::Var t = tir::MakeVar("t");
@@ -275,12 +285,12 @@ NestEmitter Conv2DTemplate(const Conv2DShape& c, const TensorExpr& data, const T
       body = tir::SubstituteVars(body, {{ocb.get(), FloorDiv(f, IntImm(c.oh))},
                                         {oh.get(), FloorMod(f, IntImm(c.oh))}});
       body = MakeFor(f, IntImm(0), IntImm(ocb_count * c.oh), ForKind::kParallel, body);
-      return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+      return batch_loop(body);
     }
     if (!flat) body = MakeFor(oh, IntImm(0), IntImm(c.oh), ForKind::kSerial, body);
     body = MakeFor(ocb, IntImm(0), IntImm(ocb_count),
                    ocb_count > 1 ? ForKind::kParallel : ForKind::kSerial, body);
-    return MakeFor(n, IntImm(0), IntImm(c.n), ForKind::kSerial, body);
+    return batch_loop(body);
   };
 }
 

@@ -425,7 +425,7 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
       b.pad = ctx.AllocScratch("conv_pad",
                                {c.n, channels / b.py, c.ih + c.pad_top + c.pad_bottom,
                                 c.iw + c.pad_left + c.pad_right, b.py},
-                               DType::kFloat32);
+                               DType::kFloat32, /*zero_fill=*/false);  // PaddedCopy writes all
       ctx.Emit(PaddedCopy(c, data, dl, b.pad, b.py));
     }
 
@@ -460,7 +460,7 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
         PrimExpr v = weight.at(KernelIndices(kl, oc, ic, kh, kw));
         return v->dtype == DType::kFloat32 ? v : MakeCast(DType::kFloat32, v);
       };
-      b.wpk = ctx.AllocScratch("conv_wpk", wshape, DType::kFloat32);
+      b.wpk = ctx.AllocScratch("conv_wpk", wshape, DType::kFloat32, /*zero_fill=*/false);
       ctx.StoreInto(packed, b.wpk, "conv_wpk");
     }
 

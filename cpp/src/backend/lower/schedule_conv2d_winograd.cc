@@ -144,8 +144,9 @@ NestEmitter WinogradConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
     const bool in_place = data.depth == 0 && dl.blocked() && dl.c_block == py;
     Buffer pad;
     if (!in_place) {
+      // PaddedCopy writes every element (the input's or zero).
       pad = ctx.AllocScratch("wino_pad", {c.n, ic / py, p.th * kM + 2, p.tw * kM + 2, py},
-                             DType::kFloat32);
+                             DType::kFloat32, /*zero_fill=*/false);
       ctx.Emit(PaddedCopy(c, data, dl, pad, py));
     }
     const bool ragged = p.blocks * R != p.tiles;
