@@ -91,6 +91,14 @@ def cases(quick):
             return lambda: f(tx)
         yield (f"{fn} on {size} floats", tessera.Function([xv], getattr(op, fn)(xv)), {"x": x},
                torch_fn(), ("GB/s", 2 * 4 * size))
+    for approximate in ("none", "tanh"):
+        def torch_gelu(x=x, approximate=approximate):
+            import torch
+            tx = torch.from_numpy(x)
+            return lambda: torch.nn.functional.gelu(tx, approximate=approximate)
+        yield (f"gelu (approximate={approximate}) on {size} floats",
+               tessera.Function([xv], nn.gelu(xv, approximate=approximate)), {"x": x},
+               torch_gelu(), ("GB/s", 2 * 4 * size))
     deep = op.sigmoid(op.exp(nn.relu(op.add(op.multiply(xv, tessera.const(np.float32(0.5))),
                                             tessera.const(np.float32(1.0))))))
     def torch_deep(x=x):

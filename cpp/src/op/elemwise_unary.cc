@@ -110,7 +110,9 @@ void CheckGelu(Attrs& attrs) {
 double Gelu(double x, bool tanh_approx) {
   constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
   if (tanh_approx) return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
-  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  // 0.5 x (1 + erf(x / sqrt 2)), as erfc: the same function without the cancellation of
+  // 1 + erf for negative x (where Phi(x) is tiny).
+  return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
 }
 
 void CheckClip(Attrs& attrs) {
