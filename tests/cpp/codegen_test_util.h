@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -122,6 +124,33 @@ inline std::vector<NDArray> MakeArgs(const tir::PrimFunc& f, uint32_t seed,
       args.push_back(NDArray::Zeros(b->shape, b->dtype));
   }
   return args;
+}
+
+/// `kernels` generated with `options` and compiled by the system C compiler with `isa`
+/// (e.g. "-mavx2 -mfma") instead of -march=native: code for a lesser CPU, run on this one.
+inline runtime::Module BuildForIsa(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
+                                   const native::CodegenOptions& options, const std::string& isa) {
+  std::string source = native::GenerateC(kernels, options);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessera_isa_" +
+                     std::to_string(std::hash<std::string>()(source + isa));
+  std::ofstream(base + ".c") << source;
+  std::string cc;
+  for (const std::string& w : native::CompilerCommand()) cc += w + " ";
+  std::string cmd = cc + "-O2 -Wno-psabi " + isa + " -fPIC -shared -std=gnu11 -fno-math-errno -o " + base +
+                    ".so " + base + ".c -lm 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(base + ".so", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  std::remove((base + ".c").c_str());
+  std::remove((base + ".so").c_str());
+  std::vector<std::string> symbols;
+  for (const auto& k : kernels) symbols.push_back(k.first);
+  std::vector<std::string> cnames = native::CSymbolNames(symbols);
+  std::vector<std::pair<std::string, std::string>> table;
+  for (size_t i = 0; i < symbols.size(); ++i) table.emplace_back(symbols[i], cnames[i]);
+  return std::make_shared<runtime::NativeModuleNode>(bytes.str(), std::move(table), source);
 }
 
 /// Runs a native kernel on copies of `args`; returns the buffers afterwards.
