@@ -22,7 +22,7 @@ import numpy as np
 
 import tessera
 from tessera.op import nn
-from bench_util import pin_to_one_core, time_fn
+from bench_util import pin_to_one_core, set_torch_threads, time_fn
 
 ROOT = pathlib.Path(__file__).resolve().parent
 
@@ -102,7 +102,7 @@ def main():
     args = parser.parse_args()
 
     import torch
-    torch.set_num_threads(1)
+    set_torch_threads(torch, 1)
     pin_to_one_core()
     targets = {t["name"]: t for t in tessera.list_targets()}
     blas_desc = targets.get("blas", {}).get("description", "")

@@ -27,6 +27,7 @@ from tessera import transform
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 from bench_models import machine, make_models  # noqa: E402
+from bench_util import set_torch_threads  # noqa: E402
 
 MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer_encoder", "mlp"]
 
@@ -40,7 +41,7 @@ def main():
                         help="report Collage's own partition (collage.guard off)")
     args = parser.parse_args()
     os.sched_setaffinity(0, {0})
-    torch.set_num_threads(1)
+    set_torch_threads(torch, 1)
     names = [m for m in args.models.split(",") if m]
     models = make_models()
     have = {t["name"] for t in tessera.list_targets()}

@@ -34,6 +34,7 @@ from tessera import collage, transform
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 from bench_models import machine, make_models  # noqa: E402
+from bench_util import set_torch_threads  # noqa: E402
 
 MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer_encoder", "mlp"]
 BUILD = pathlib.Path(os.environ.get("TESSERA_BUILD_DIR", ROOT.parent / "build"))
@@ -141,7 +142,7 @@ def main():
     parser.add_argument("--skip-cli", action="store_true")
     parser.add_argument("--skip-dask", action="store_true")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    set_torch_threads(torch, 1)
     have = {t["name"] for t in tessera.list_targets()}
     targets = ["native -num_threads=1"] + [lib for lib in ("dnnl", "blas") if lib in have]
     result = {"machine": machine(), "targets": targets}

@@ -29,7 +29,7 @@ import numpy as np
 
 import tessera
 from tessera.op import nn
-from bench_util import pin_to_one_core, time_fn
+from bench_util import pin_to_one_core, set_torch_threads, time_fn
 
 ROOT = pathlib.Path(__file__).resolve().parent
 BLOCK = 16
@@ -195,7 +195,7 @@ def main():
     if not args.no_torch:
         try:
             import torch
-            torch.set_num_threads(1)
+            set_torch_threads(torch, 1)
         except ImportError:
             print("PyTorch not installed: no PyTorch column", file=sys.stderr)
     with_dnnl = not args.no_dnnl and any(t["name"] == "dnnl" for t in tessera.list_targets())

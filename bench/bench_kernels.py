@@ -24,7 +24,7 @@ import numpy as np
 import tessera
 from tessera.op import nn
 from tessera import op, transform
-from bench_util import pin_to_one_core, time_fn as time_torch, write_report
+from bench_util import pin_to_one_core, set_torch_threads, time_fn as time_torch, write_report
 
 ROOT = pathlib.Path(__file__).resolve().parent
 
@@ -137,7 +137,7 @@ def main():
     args = parser.parse_args()
 
     import torch
-    torch.set_num_threads(1)
+    set_torch_threads(torch, 1)
     pin_to_one_core()
     rows = []
     for name, func, inputs, torch_fn, (unit, amount) in cases(args.quick):

@@ -33,7 +33,7 @@ from tessera import transform
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 from bench_models import machine, make_models  # noqa: E402
-from bench_util import write_report  # noqa: E402
+from bench_util import set_torch_threads, write_report  # noqa: E402
 
 CONFIGS = {
     "native": dict(opt_level=2),
@@ -92,7 +92,7 @@ def main():
         row = {"model": name}
         for threads in (1, 2):
             os.sched_setaffinity(0, {0} if threads == 1 else set(range(min(2, os.cpu_count()))))
-            torch.set_num_threads(threads)
+            set_torch_threads(torch, threads)
             exes, info = {}, {}
             configs = [(cfg, ctx, "") for cfg, ctx in CONFIGS.items()]
             if has_dnnl:

@@ -33,7 +33,7 @@ import tessera.transform
 
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from bench_util import write_report  # noqa: E402
+from bench_util import pin_to_one_core, set_torch_threads, unpin, write_report  # noqa: E402
 
 
 class MnistCNN(torch.nn.Module):
@@ -140,7 +140,12 @@ def main():
             frozen = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x).eval()))
         row = {"model": name, "input": list(shape), "import_s": round(import_s, 3)}
         for n in threads:
-            torch.set_num_threads(n)
+            # One thread: every peer on one pinned core, PyTorch's OpenBLAS included.
+            if n == 1:
+                pin_to_one_core()
+            else:
+                unpin()
+            set_torch_threads(torch, n)
             t0 = time.perf_counter()
             with tessera.transform.PassContext(opt_level=args.opt_level):
                 exe = tessera.build(mod, target=f"native -num_threads={n}")
