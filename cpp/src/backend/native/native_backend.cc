@@ -38,7 +38,8 @@ namespace {
 /// convolutions, masked AVX-512 loop tails, weight prefetches in chunked convolutions,
 /// work buffers without zero fill. 4: constant matmul weights packed at compile time, packed
 /// panels prefetched by their first tile, power(x, 2) as x * x, small parallel loops run on
-/// the calling thread (-min_parallel_work), exact GELU through erfc.
+/// the calling thread (-min_parallel_work), exact GELU through erfc, exp without selects and
+/// one-instruction vector min / max.
 constexpr int kNativeCodeRevision = 4;
 
 }  // namespace
