@@ -2,7 +2,9 @@
 op each, fusion off, so every kernel is one parallel region) over tensors of 1K to 1M
 floats, run on one pinned thread and on two threads. Per kernel: microseconds on 1 and 2
 threads, and the region overhead estimated as t2 - t1 / 2 (what two threads cost beyond a
-perfect split of the work). Writes bench/results/threads.{md,json}.
+perfect split of the work). Two threads are measured with every loop on the pool
+(-min_parallel_work=0) and with the default threshold, below which a kernel stays on the
+calling thread. Writes bench/results/threads.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_threads.py [--rounds N]
 """
@@ -49,22 +51,23 @@ def main():
         mod = chain(size)
         x = np.random.default_rng(0).standard_normal(size).astype("float32")
         exes = {}
-        for threads in (1, 2):
+        for key, target in ((1, "native -num_threads=1"),
+                            (2, "native -num_threads=2 -min_parallel_work=0"),
+                            ("2d", "native -num_threads=2")):
             with transform.PassContext(opt_level=2, disabled_pass=["FuseOps"]):
-                exes[threads] = tessera.build(mod, f"native -num_threads={threads}")
-            assert len(exes[threads].kernels) >= KERNELS // 2, exes[threads].kernels
+                exes[key] = tessera.build(mod, target)
+            assert len(exes[key].kernels) >= KERNELS // 2, exes[key].kernels
         np.testing.assert_allclose(exes[2](x=x), exes[1](x=x), rtol=1e-6)
-        times = {1: [], 2: []}
+        times = {key: [] for key in exes}
         for _ in range(args.rounds):  # interleaved, a pause between (idle workers spin)
-            for threads, ex in exes.items():
-                os.sched_setaffinity(0, {cores[0]} if threads == 1 else set(cores[:2]))
-                times[threads].append(ex.benchmark(x=x, warmup=5, repeat=args.repeat)["median_ms"])
+            for key, ex in exes.items():
+                os.sched_setaffinity(0, {cores[0]} if key == 1 else set(cores[:2]))
+                times[key].append(ex.benchmark(x=x, warmup=5, repeat=args.repeat)["median_ms"])
                 time.sleep(0.2)
         os.sched_setaffinity(0, set(cores))
-        t1 = statistics.median(times[1]) * 1e3 / KERNELS
-        t2 = statistics.median(times[2]) * 1e3 / KERNELS
+        t1, t2, t2d = (statistics.median(times[k]) * 1e3 / KERNELS for k in (1, 2, "2d"))
         rows.append({"floats": size, "us_1": t1, "us_2": t2, "overhead_us": t2 - t1 / 2,
-                     "speedup": t1 / t2})
+                     "speedup": t1 / t2, "us_2_default": t2d})
         print(rows[-1], flush=True)
     meta = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M"),
             "load": os.getloadavg()[0], "rounds": args.rounds, "repeat": args.repeat}
@@ -77,11 +80,12 @@ def main():
              "pinned to one core, 2 threads on two.", "",
              "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_threads.py`", "",
              "| floats per kernel | µs per kernel, 1 thread | µs per kernel, 2 threads | "
-             "2 threads: speed-up | region overhead µs (t2 - t1/2) |",
-             "| --- | --- | --- | --- | --- |"]
+             "2 threads: speed-up | region overhead µs (t2 - t1/2) | "
+             "µs per kernel, 2 threads, default -min_parallel_work |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['floats']} | {r['us_1']:.2f} | {r['us_2']:.2f} | {r['speedup']:.2f}x | "
-                     f"{r['overhead_us']:.2f} |")
+                     f"{r['overhead_us']:.2f} | {r['us_2_default']:.2f} |")
     write_report(out / "threads.md", lines)
     print("\n".join(lines))
 
