@@ -57,7 +57,8 @@ def main():
             with transform.PassContext(opt_level=2, disabled_pass=["FuseOps"]):
                 exes[key] = tessera.build(mod, target)
             assert len(exes[key].kernels) >= KERNELS // 2, exes[key].kernels
-        np.testing.assert_allclose(exes[2](x=x), exes[1](x=x), rtol=1e-6)
+        for key in (2, "2d"):
+            np.testing.assert_allclose(exes[key](x=x), exes[1](x=x), rtol=1e-6)
         times = {key: [] for key in exes}
         for _ in range(args.rounds):  # interleaved, a pause between (idle workers spin)
             for key, ex in exes.items():

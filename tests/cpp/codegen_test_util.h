@@ -3,11 +3,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <random>
@@ -133,13 +136,17 @@ inline runtime::Module BuildForIsa(const std::vector<std::pair<std::string, tir:
   std::string source = native::GenerateC(kernels, options);
   const char* tmp = std::getenv("TMPDIR");
   std::string base = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessera_isa_" +
+                     std::to_string(getpid()) + "_" +
                      std::to_string(std::hash<std::string>()(source + isa));
   std::ofstream(base + ".c") << source;
   std::string cc;
   for (const std::string& w : native::CompilerCommand()) cc += w + " ";
   std::string cmd = cc + "-O2 -Wno-psabi " + isa + " -fPIC -shared -std=gnu11 -fno-math-errno -o " + base +
                     ".so " + base + ".c -lm 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  if (std::system(cmd.c_str()) != 0) {
+    std::remove((base + ".c").c_str());
+    throw Error(ErrorKind::kInternal, "the C compiler failed: " + cmd);
+  }
   std::ifstream in(base + ".so", std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();

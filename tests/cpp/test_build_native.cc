@@ -9,6 +9,9 @@
 
 #include "lower_test_util.h"
 #include "tessera/backend/build.h"
+#include "tessera/backend/external_native.h"
+#include "tessera/runtime/executable_module.h"
+#include "tessera/runtime/native_module.h"
 #include "tessera/support/error.h"
 #include "tessera/transform/pass_context.h"
 
@@ -184,6 +187,35 @@ TEST(BuildNative, RunTimeInputErrorsNameTheInput) {
   expect_error(extra, "'y'");
   EXPECT_THROW(Build(mod, "native -num_threads=x"), Error);
   EXPECT_THROW(Build(mod, "gpu"), Error);
+}
+
+TEST(BuildNative, PartitionsCompiledNativelyTakeTheSerialThreshold) {
+  // A partition compiled by the native generator (an external backend's) gets the
+  // target's -min_parallel_work like the host's kernels: with it above the relu's
+  // 200K element stores the kernel has no parallel region, with 0 it has one.
+  IRModule mod = InferTypes(
+      ParseModule("def @main(%x: Tensor[(1, 64, 56, 56), float32]) { nn.relu(%x) }"));
+  Function relu = mod.LookupFunction("main");
+  auto partition_source = [&](const std::string& target) {
+    runtime::Module m = CompilePartitionNatively(relu, "ext_relu", Target::Parse(target));
+    const auto* exe = dynamic_cast<const runtime::ExecutableModuleNode*>(m.get());
+    EXPECT_NE(exe, nullptr);
+    std::string source;
+    std::vector<runtime::Module> stack{exe->executable().module()};
+    while (!stack.empty()) {
+      runtime::Module node = stack.back();
+      stack.pop_back();
+      if (const auto* native = dynamic_cast<const runtime::NativeModuleNode*>(node.get()))
+        source += native->source();
+      for (const runtime::Module& i : node->imports) stack.push_back(i);
+    }
+    return source;
+  };
+  EXPECT_EQ(partition_source("native -num_threads=2 -min_parallel_work=1000000000")
+                .find("env->parallel_for("),
+            std::string::npos);
+  EXPECT_NE(partition_source("native -num_threads=2 -min_parallel_work=0").find("env->parallel_for("),
+            std::string::npos);
 }
 
 }  // namespace

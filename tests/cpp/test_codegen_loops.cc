@@ -189,6 +189,32 @@ TEST(CodegenLoops, ParallelLoopsWithLittleWorkRunOnTheCallingThread) {
   }
   // The default keeps a kernel of a few microseconds on one thread.
   EXPECT_EQ(native::GenerateC({{"par", f}}).find("env->parallel_for("), std::string::npos);
+  // A branch counts its larger side (103 x max(1, 8)); a loop whose extent is not a
+  // constant counts as large, so it always uses the pool.
+  PrimFunc branchy = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(i, IntImm(0), IntImm(103), ForKind::kParallel,
+              MakeIfThenElse(MakeBinary(BinaryOp::kLT, i, IntImm(50)),
+                             MakeStore(b, FloatImm(1), {i, IntImm(0)}),
+                             MakeFor(j, IntImm(0), IntImm(8), ForKind::kSerial,
+                                     MakeStore(b, MakeLoad(a, {i, j}), {i, j})))));
+  tir::Var o = tir::MakeVar("o");
+  PrimFunc ragged = MakePrimFunc(
+      {a, b}, 1,
+      MakeFor(o, IntImm(0), IntImm(2), ForKind::kSerial,
+              MakeFor(i, IntImm(0), o + IntImm(1), ForKind::kParallel,
+                      MakeStore(b, MakeLoad(a, {i, o}), {i, o}))));
+  for (int64_t threshold : {int64_t{103 * 8}, int64_t{103 * 8 + 1}, int64_t{1} << 40}) {
+    native::CodegenOptions options;
+    options.min_parallel_work = threshold;
+    EXPECT_EQ(native::GenerateC({{"b", branchy}}, options).find("env->parallel_for(") !=
+                  std::string::npos,
+              threshold <= 103 * 8)
+        << threshold;
+    EXPECT_NE(native::GenerateC({{"r", ragged}}, options).find("env->parallel_for("),
+              std::string::npos)
+        << threshold;
+  }
   native::CodegenOptions negative;
   negative.min_parallel_work = -1;
   EXPECT_THROW(native::GenerateC({{"par", f}}, negative), Error);

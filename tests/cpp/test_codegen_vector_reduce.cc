@@ -36,10 +36,12 @@ NDArray MathInputs(int64_t n) {
                           -0.0f,
                           88.72f,
                           88.73f,
+                          88.99f,  // between the overflow edge and exp's clamp (89)
                           -87.5f,
                           -95.0f,
                           -100.0f,
                           -103.9f,
+                          -103.98f,  // between the underflow edge and exp's clamp (-104)
                           -104.5f,
                           -200.0f,
                           1e-6f,
@@ -189,10 +191,17 @@ TEST(CodegenVector, CodeForLesserCpusRunsWithoutAvx512) {
                                         MakeFor(i, IntImm(0), IntImm(n), ForKind::kVectorized,
                                                 MakeStore(b, v, {i}))));
     }
-  for (DType d : {DType::kFloat32, DType::kFloat64})
+  for (DType d : {DType::kFloat32, DType::kFloat64}) {
     kernels.emplace_back(std::string("sum_") + DTypeName(d),
                          RowReduction(3, 67, d, BinaryOp::kAdd, 0.0, Plain));
-  for (int vector_bytes : {32, 64}) {
+    kernels.emplace_back(std::string("max_") + DTypeName(d),
+                         RowReduction(3, 67, d, BinaryOp::kMax,
+                                      -std::numeric_limits<double>::infinity(), Plain));
+  }
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this CPU cannot run AVX2 code";
+  // 16 bytes: SSE's min / max builtins; 32: AVX's; 64 without AVX-512: the select forms.
+  for (int vector_bytes : {16, 32, 64}) {
     SCOPED_TRACE(vector_bytes);
     native::CodegenOptions options;
     options.vector_bytes = vector_bytes;
@@ -202,9 +211,9 @@ TEST(CodegenVector, CodeForLesserCpusRunsWithoutAvx512) {
     runtime::Module mod = testing::BuildForIsa(kernels, options, "-mavx2 -mfma");
     uint32_t seed = 3;
     for (const auto& [name, f] : kernels) {
-      bool sum = name.rfind("sum_", 0) == 0;
-      std::vector<NDArray> args =
-          sum ? MakeArgs(f, seed++) : MakeArgs(f, seed++, {MathInputs(f->params[0]->shape[0])});
+      bool reduction = name.rfind("sum_", 0) == 0 || name.rfind("max_", 0) == 0;
+      std::vector<NDArray> args = reduction ? MakeArgs(f, seed++)
+                                            : MakeArgs(f, seed++, {MathInputs(f->params[0]->shape[0])});
       NDArray got = RunNative(mod, name, args).back(), want = RunInterp(f, args).back();
       // sigmoid below -88.7: 0 in float where double gives a subnormal (as in the test above).
       for (int64_t i = 0; i < want.NumElements(); ++i)

@@ -312,3 +312,26 @@ def test_external_backend_executable_loads_in_another_process(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ))
     assert r.returncode == 0, r.stderr
+
+
+def test_external_native_backends_take_min_parallel_work():
+    """A backend whose partitions the native generator compiles declares the generator's
+    -min_parallel_work (the host's value reaches its partitions); one writing its own C
+    does not, so the option is an error there rather than ignored."""
+    from tessera.pattern import is_op, wildcard
+    tessera.backend.register_external("pytest_serial", [("relu", is_op("nn.relu")(wildcard()))])
+    options = {t["name"]: [o[0] for o in t["options"]] for t in tessera.list_targets()}
+    assert "min_parallel_work" in options["pytest_serial"]
+    x = tessera.var("x", shape=(4, 8))
+    mod = tessera.IRModule.from_expr(tessera.Function([x], tessera.op.nn.relu(x)))
+    data = np.arange(32, dtype="float32").reshape(4, 8) - 16
+    for target in ("native -compiler=pytest_serial -min_parallel_work=0",
+                   ["native -min_parallel_work=7 -compiler=pytest_serial",
+                    "pytest_serial -min_parallel_work=0"]):
+        np.testing.assert_array_equal(tessera.build(mod, target)(x=data), np.maximum(data, 0))
+    with pytest.raises(tessera.TesseraValueError, match="min_parallel_work must be >= 0"):
+        tessera.build(mod, ["native -compiler=pytest_serial", "pytest_serial -min_parallel_work=-1"])
+    tessera.backend.register_external("pytest_serial_c", [("relu", is_op("nn.relu")(wildcard()))],
+                                      compile_with=lambda fn, name: "")
+    options = {t["name"]: [o[0] for o in t["options"]] for t in tessera.list_targets()}
+    assert "min_parallel_work" not in options["pytest_serial_c"]

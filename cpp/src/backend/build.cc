@@ -156,10 +156,12 @@ std::shared_ptr<runtime::Executable> BuildLowered(const IRModule& lowered,
                              << (have.empty() ? "none" : have)
                              << "; oneDNN and BLAS need TESSERA_WITH_DNNL / TESSERA_WITH_BLAS)";
     }
-    // The partition's backend runs it with the host target's options (threads).
+    // The partition's backend runs it with the host target's options that it also has
+    // (threads; the serial threshold of a backend compiled by the native generator).
     Target ext_target(kind);
-    if (host.HasAttr("num_threads") && ext_target.HasAttr("num_threads"))
-      ext_target.Set("num_threads", std::to_string(host.GetInt("num_threads")));
+    for (const char* option : {"num_threads", "min_parallel_work"})
+      if (host.HasAttr(option) && ext_target.HasAttr(option))
+        ext_target.Set(option, std::to_string(host.GetInt(option)));
     for (const Target& t : targets)
       if (t.kind() == kind) ext_target = t;
     std::string symbol = GlobalSymbolOf(name, stub);

@@ -8,6 +8,7 @@
 #include "tessera/backend/build.h"
 #include "tessera/backend/native/codegen_c.h"
 #include "tessera/backend/native/compiler.h"
+#include "tessera/backend/native/native_backend.h"
 #include "tessera/runtime/native_module.h"
 #include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/visitor.h"
@@ -59,9 +60,12 @@ runtime::Module CompilePartitionNatively(const Function& func, const std::string
     }
   }
   IRModule mod = InferTypes(IRModule::FromExpr(MakeFunction(params, MakeCall(kernel, args))));
+  // The partition's options that the native generator also has (threads, the serial
+  // threshold) carry over to the native build of its kernels.
   Target host("native");
-  if (target.HasAttr("num_threads") && target.attrs().count("num_threads"))
-    host.Set("num_threads", std::to_string(target.GetInt("num_threads")));
+  for (const char* option : {"num_threads", "min_parallel_work"})
+    if (target.HasAttr(option) && target.attrs().count(option))
+      host.Set(option, std::to_string(target.GetInt(option)));
   auto exe = BuildLowered(LowerModuleToTIR(mod), {host});
   return std::make_shared<runtime::ExecutableModuleNode>(exe, symbol);
 }
@@ -113,6 +117,7 @@ void RegisterExternalBackend(const std::string& name, std::vector<PatternTableEn
   Backend b;
   b.name = name;
   b.attrs = {CpuTargetAttrs().front()};  // num_threads
+  if (!c_source) b.attrs.push_back(MinParallelWorkAttr());
   if (c_source) {
     b.description = "external backend from a pattern table, kernels written in C by a function";
     b.external_codegen = [c_source](const Function& fn, const std::string& symbol, const Target&) {

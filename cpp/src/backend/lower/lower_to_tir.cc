@@ -195,13 +195,19 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
     // stop layers of one shape from sharing a kernel.
     bool packs = op == "nn.conv2d";
     if (op == "nn.dense" || op == "nn.matmul") {
-      // The GEMM template packs float32 weights from kGemmPackRows rows on (fewer rows
-      // take dot products that read the weights as they are).
+      // The GEMM template packs float32 weights wherever it runs its blocked nest: from
+      // kGemmPackRows rows on, and for a matmul also whenever its weights are [k, n] or its
+      // left operand is transposed (fewer rows of a k-contiguous product take dot
+      // products that read [n, k] weights as they are).
       const auto* t = e->checked_type_or_null().as<TensorTypeNode>();
       int64_t rows = 1;
       if (t)
         for (size_t d = 0; d + 1 < t->shape.size(); ++d) rows *= t->shape[d];
-      packs = t && t->dtype == DType::kFloat32 && rows >= lower::kGemmPackRows;
+      bool blocked = rows >= lower::kGemmPackRows;
+      if (op == "nn.matmul")
+        blocked = blocked || !call->attrs.GetBool("transpose_b") ||
+                  call->attrs.GetBool("transpose_a");
+      packs = t && t->dtype == DType::kFloat32 && blocked;
     }
     if (packs)
       if (const auto* v = call->args[1].as<VarNode>()) weights.insert(v);

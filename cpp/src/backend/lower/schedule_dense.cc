@@ -1,5 +1,6 @@
-// The blocked GEMM template: the right operand packed into column panels (unless it is
-// already stored with j innermost), MR x NR register tiles accumulated in a small stack
+// The blocked GEMM template: the right operand packed into column panels (at compile time
+// when it is a constant; a run-time operand already stored with j innermost is read in
+// place), MR x NR register tiles accumulated in a small stack
 // buffer (unrolled rows, vectorized columns, so the C compiler keeps them in registers
 // and emits broadcast-FMAs), the fused epilogue applied as each tile completes; batch-1
 // products with k-contiguous operands use vectorized dot products instead.
@@ -21,6 +22,8 @@ constexpr int64_t kDotRows = 8;  // output columns per dot-product step
 /// How many rows of k ahead a panel's first tile prefetches the packed panel (measured
 /// on a 64 x 1024 x 256 product: 8 and 16 alike, 32 slower).
 constexpr int64_t kPrefetchRows = 16;
+/// Floats of one 64-byte cache line: a panel row of NR floats is prefetched a line at a time.
+constexpr int64_t kCacheLineFloats = 64 / 4;
 
 /// The register tile for this CPU's SIMD width: MR rows by two vectors of columns,
 /// leaving registers for the two B vectors and the broadcast A value. AVX-512 (32 zmm):
@@ -132,9 +135,9 @@ struct Builder {
       pi.push_back(jb);
       pi.push_back(MakeBinary(BinaryOp::kMin, k + IntImm(kPrefetchRows), IntImm(d.k - 1)));
       std::vector<Stmt> lines;
-      for (int64_t v0 = 0; v0 < tile.nr; v0 += 64 / 4) {
+      for (int64_t col = 0; col < tile.nr; col += kCacheLineFloats) {
         Indices li = pi;
-        li.push_back(IntImm(v0));
+        li.push_back(IntImm(col));
         lines.push_back(MakePrefetch(packed, li));
       }
       Stmt hint = MakeSeq(lines);

@@ -19,7 +19,8 @@ struct GemmDesc {
   std::function<tir::PrimExpr(const Indices& batch, tir::PrimExpr i, tir::PrimExpr k)> a;
   /// Element (j, k) of the right operand.
   std::function<tir::PrimExpr(const Indices& batch, tir::PrimExpr j, tir::PrimExpr k)> b;
-  /// The right operand is stored with j innermost: tiles read it directly, unpacked.
+  /// The right operand is stored with j innermost: tiles read it directly, unpacked
+  /// (unless it is `b_constant`, which is packed at compile time).
   bool b_j_contiguous = false;
   /// The right operand depends on the batch index (else it is packed once).
   bool b_batched = false;

@@ -223,6 +223,13 @@ extern void free(void* ptr);
   std::string vb = std::to_string(vector_bytes);
   s += "\n/* SIMD: " + vb + "-byte vectors (" + std::to_string(f32_lanes) + " x float32, " +
        std::to_string(f64_lanes) + " x float64). */\n";
+  // A permutation of a vector's lanes (the lane indices after the mask type): GCC before
+  // 12 has only __builtin_shuffle, clang only __builtin_shufflevector.
+  s += "#if defined(__clang__) || __GNUC__ >= 12\n"
+       "#define TS_SWAP_LANES(v, mask_type, ...) __builtin_shufflevector(v, v, __VA_ARGS__)\n"
+       "#else\n"
+       "#define TS_SWAP_LANES(v, mask_type, ...) __builtin_shuffle(v, (mask_type){__VA_ARGS__})\n"
+       "#endif\n";
   struct Kind {
     const char* suffix;
     const char* elem;

@@ -527,7 +527,7 @@ bool TryEmitVectorReduction(KernelEmitter* e, const tir::ForNode* loop) {
     for (int l = 0; l < lanes; ++l) perm += ", " + std::to_string(l ^ s);
     e->Line(acc[0] + " = " +
             Combine(step.op, "ts_v", sfx, acc[0],
-                    "__builtin_shufflevector(" + acc[0] + ", " + acc[0] + perm + ")") +
+                    "TS_SWAP_LANES(" + acc[0] + ", ts_m" + sfx + perm + ")") +
             ";");
   }
   std::string total = e->Temp("sum");

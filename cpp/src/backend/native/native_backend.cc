@@ -44,20 +44,25 @@ constexpr int kNativeCodeRevision = 4;
 
 }  // namespace
 
+TargetAttrSpec MinParallelWorkAttr() {
+  TargetAttrSpec spec{"min_parallel_work", TargetAttrType::kInt,
+                      AttrValue(int64_t{native::kMinParallelWork}),
+                      "parallel loops with fewer element stores run on one thread (0: all use "
+                      "the pool)",
+                      nullptr};
+  spec.validate = [](const AttrValue& v) {
+    if (v.AsInt() < 0)
+      TS_THROW(kValue) << "option -min_parallel_work must be >= 0, got " << v.AsInt();
+  };
+  return spec;
+}
+
 void RegisterNativeBackend(BackendRegistry& registry) {
   Backend b;
   b.name = "native";
   b.description = "C for this CPU, compiled with the system compiler (-O3 -march=native)";
   b.attrs = CpuTargetAttrs();
-  b.attrs.push_back({"min_parallel_work", TargetAttrType::kInt,
-                     AttrValue(int64_t{native::kMinParallelWork}),
-                     "parallel loops with fewer element stores run on one thread (0: all use "
-                     "the pool)",
-                     nullptr});
-  b.attrs.back().validate = [](const AttrValue& v) {
-    if (v.AsInt() < 0)
-      TS_THROW(kValue) << "option -min_parallel_work must be >= 0, got " << v.AsInt();
-  };
+  b.attrs.push_back(MinParallelWorkAttr());
   b.codegen = [](const IRModule& lowered, const std::vector<std::string>& symbols,
                  const Target& target) {
     native::CodegenOptions codegen;

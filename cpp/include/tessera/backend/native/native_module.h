@@ -14,8 +14,9 @@
 
 namespace tessera::native {
 
-/// GenerateCUnits + CompileSharedObject (units compiled in parallel, cached) + load: one
-/// module exporting every kernel under its symbol. The C source stays available through runtime::NativeModuleNode::source().
+/// GenerateCUnits (with `codegen`'s choices) + CompileSharedObject (units compiled in
+/// parallel, cached) + load: one module exporting every kernel under its symbol. The C
+/// source stays available through runtime::NativeModuleNode::source().
 runtime::Module BuildNativeModule(const std::vector<std::pair<std::string, tir::PrimFunc>>& kernels,
                                   const CompileOptions& options = {},
                                   const CodegenOptions& codegen = {});
