@@ -257,16 +257,11 @@ TsStatus TsPrimExprBufferLoadGetBuffer(TsPrimExpr expr, TsBuffer* out) {
 }
 
 TsStatus TsPrimExprBufferLoadGetNumIndices(TsPrimExpr expr, size_t* out) {
-  return Field<BufferLoadNode>(expr, out, __func__, "expr", "a buffer load",
-                               [](const BufferLoadNode& e, size_t& o) { o = e.indices.size(); });
+  return AccessNumIndices<BufferLoadNode>(expr, out, __func__, "expr", "a buffer load");
 }
 
 TsStatus TsPrimExprBufferLoadGetIndex(TsPrimExpr expr, size_t index, TsPrimExpr* out) {
-  return Field<BufferLoadNode>(
-      expr, out, __func__, "expr", "a buffer load", [&](const BufferLoadNode& e, TsPrimExpr& o) {
-        CheckIndex(index, e.indices.size(), "TsPrimExprBufferLoadGetIndex: index");
-        o = Give<TsPrimExpr>(e.indices[index]);
-      });
+  return AccessIndex<BufferLoadNode>(expr, index, out, __func__, "expr", "a buffer load");
 }
 
 TsStatus TsPrimExprIntrinsicGetName(TsPrimExpr expr, TsStringRef* out) {

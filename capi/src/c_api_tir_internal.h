@@ -86,4 +86,21 @@ TsStatus Field(H handle, Out* out, const char* where, const char* arg, const cha
   return Guard([&] { body(*Node<T>(handle, where, arg, expected), *out); });
 }
 
+/// Getters shared by the access nodes T (a load, a store, a prefetch: a buffer and
+/// `indices`): the number of indices, and index `index` (an index error past the end).
+template <typename T, typename H>
+TsStatus AccessNumIndices(H handle, size_t* out, const char* where, const char* arg,
+                          const char* expected) {
+  return Field<T>(handle, out, where, arg, expected,
+                  [](const T& n, size_t& o) { o = n.indices.size(); });
+}
+template <typename T, typename H>
+TsStatus AccessIndex(H handle, size_t index, TsPrimExpr* out, const char* where, const char* arg,
+                     const char* expected) {
+  return Field<T>(handle, out, where, arg, expected, [&](const T& n, TsPrimExpr& o) {
+    CheckIndex(index, n.indices.size(), (std::string(where) + ": index").c_str());
+    o = Give<TsPrimExpr>(n.indices[index]);
+  });
+}
+
 }  // namespace tessera::capi::tirc

@@ -253,16 +253,11 @@ TsStatus TsStmtBufferStoreGetValue(TsStmt stmt, TsPrimExpr* out) {
 }
 
 TsStatus TsStmtBufferStoreGetNumIndices(TsStmt stmt, size_t* out) {
-  return Field<BufferStoreNode>(stmt, out, __func__, "stmt", "a buffer store",
-                                [](const BufferStoreNode& s, size_t& o) { o = s.indices.size(); });
+  return AccessNumIndices<BufferStoreNode>(stmt, out, __func__, "stmt", "a buffer store");
 }
 
 TsStatus TsStmtBufferStoreGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
-  return Field<BufferStoreNode>(
-      stmt, out, __func__, "stmt", "a buffer store", [&](const BufferStoreNode& s, TsPrimExpr& o) {
-        CheckIndex(index, s.indices.size(), "TsStmtBufferStoreGetIndex: index");
-        o = Give<TsPrimExpr>(s.indices[index]);
-      });
+  return AccessIndex<BufferStoreNode>(stmt, index, out, __func__, "stmt", "a buffer store");
 }
 
 TsStatus TsStmtPrefetchGetBuffer(TsStmt stmt, TsBuffer* out) {
@@ -272,16 +267,11 @@ TsStatus TsStmtPrefetchGetBuffer(TsStmt stmt, TsBuffer* out) {
 }
 
 TsStatus TsStmtPrefetchGetNumIndices(TsStmt stmt, size_t* out) {
-  return Field<PrefetchNode>(stmt, out, __func__, "stmt", "a prefetch",
-                             [](const PrefetchNode& s, size_t& o) { o = s.indices.size(); });
+  return AccessNumIndices<PrefetchNode>(stmt, out, __func__, "stmt", "a prefetch");
 }
 
 TsStatus TsStmtPrefetchGetIndex(TsStmt stmt, size_t index, TsPrimExpr* out) {
-  return Field<PrefetchNode>(
-      stmt, out, __func__, "stmt", "a prefetch", [&](const PrefetchNode& s, TsPrimExpr& o) {
-        CheckIndex(index, s.indices.size(), "TsStmtPrefetchGetIndex: index");
-        o = Give<TsPrimExpr>(s.indices[index]);
-      });
+  return AccessIndex<PrefetchNode>(stmt, index, out, __func__, "stmt", "a prefetch");
 }
 
 TsStatus TsStmtSeqGetNumStmts(TsStmt stmt, size_t* out) {

@@ -108,6 +108,19 @@ bool EqualChecker::UseBuffer(const tir::Buffer& a, const tir::Buffer& b, const c
   return BindBuffer(a, b, what);  // a free buffer is matched at its first use
 }
 
+bool EqualChecker::AccessEq(const tir::Buffer& xb, const std::vector<tir::PrimExpr>& xi,
+                            const tir::Buffer& yb, const std::vector<tir::PrimExpr>& yi,
+                            const char* buffer_what, const char* what) {
+  if (!UseBuffer(xb, yb, buffer_what)) return false;
+  if (xi.size() != yi.size())
+    return FailTir(std::string(what) + " rank " + std::to_string(xi.size()) + " vs " +
+                   std::to_string(yi.size()));
+  for (size_t i = 0; i < xi.size(); ++i)
+    if (!EqualPrim(xi[i], yi[i], (std::string(what) + " index " + std::to_string(i)).c_str()))
+      return false;
+  return true;
+}
+
 bool EqualChecker::PrimEq(const tir::PrimExpr& a, const tir::PrimExpr& b) {
   using namespace tir;
   if (!a || !b) return !a && !b;
@@ -208,25 +221,12 @@ bool EqualChecker::EqualStmt(const tir::Stmt& a, const tir::Stmt& b) {
   if (auto* x = a.as<BlockNode>()) return BlockEq(x, b.as<BlockNode>());
   if (auto* x = a.as<BufferStoreNode>()) {
     auto* y = b.as<BufferStoreNode>();
-    if (!UseBuffer(x->buffer, y->buffer, "stored")) return false;
-    if (x->indices.size() != y->indices.size())
-      return FailTir("store rank " + std::to_string(x->indices.size()) + " vs " +
-                     std::to_string(y->indices.size()));
-    for (size_t i = 0; i < x->indices.size(); ++i)
-      if (!EqualPrim(x->indices[i], y->indices[i], ("store index " + std::to_string(i)).c_str()))
-        return false;
-    return EqualPrim(x->value, y->value, "stored value");
+    return AccessEq(x->buffer, x->indices, y->buffer, y->indices, "stored", "store") &&
+           EqualPrim(x->value, y->value, "stored value");
   }
   if (auto* x = a.as<PrefetchNode>()) {
     auto* y = b.as<PrefetchNode>();
-    if (!UseBuffer(x->buffer, y->buffer, "prefetched")) return false;
-    if (x->indices.size() != y->indices.size())
-      return FailTir("prefetch rank " + std::to_string(x->indices.size()) + " vs " +
-                     std::to_string(y->indices.size()));
-    for (size_t i = 0; i < x->indices.size(); ++i)
-      if (!EqualPrim(x->indices[i], y->indices[i], ("prefetch index " + std::to_string(i)).c_str()))
-        return false;
-    return true;
+    return AccessEq(x->buffer, x->indices, y->buffer, y->indices, "prefetched", "prefetch");
   }
   if (auto* x = a.as<AllocateNode>()) {
     auto* y = b.as<AllocateNode>();

@@ -55,6 +55,10 @@ class EqualChecker {
   bool UseTirVar(const tir::VarNode* a, const tir::VarNode* b);
   bool BindBuffer(const tir::Buffer& a, const tir::Buffer& b, const char* what);
   bool UseBuffer(const tir::Buffer& a, const tir::Buffer& b, const char* what);
+  /// The buffers and indices of two accesses (a store, a prefetch): `what` names them in
+  /// failures ("store rank 2 vs 3", "store index 1").
+  bool AccessEq(const tir::Buffer& xb, const std::vector<tir::PrimExpr>& xi, const tir::Buffer& yb,
+                const std::vector<tir::PrimExpr>& yi, const char* buffer_what, const char* what);
   bool PrimEq(const tir::PrimExpr& a, const tir::PrimExpr& b);
   bool RangeEq(const tir::Range& a, const tir::Range& b, const std::string& what);
   bool RegionsEq(const std::vector<tir::BufferRegion>& a, const std::vector<tir::BufferRegion>& b,
