@@ -17,7 +17,10 @@ using namespace tir;
 
 namespace {
 
-constexpr int64_t kMinParallelWork = 1024;  // iterations below which threads cost more
+// Iterations below which a default-scheduled nest is not marked parallel at all; the native
+// code generator then also runs marked loops (templates' too) serially below the target's
+// -min_parallel_work element stores, a threshold measured per machine.
+constexpr int64_t kMinParallelWork = 1024;
 constexpr int64_t kMinParallelExtent = 8;   // shorter outer loops get fused with the next
 
 /// Iterations of one vectorized loop: one SIMD register of float32 lanes on this CPU (a
