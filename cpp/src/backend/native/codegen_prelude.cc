@@ -135,7 +135,10 @@ constexpr const char* kVectorMath =
     R"(/* Vector math on float32 lanes for vectorized loops (at most 2 ulp from the correctly
  * rounded result; float64 loops call libm per element). exp: range reduction by ln 2,
  * Cephes' polynomial, and scaling by two exact powers of two so results in the subnormal
- * range stay right; NaN, overflow to inf and underflow to 0 as libm, with no select: the
+ * range stay right (AVX-512's SCALEF does that scaling in one instruction, rounding once:
+ * the exponent bit arithmetic and the two products were a third of exp's operations, and
+ * an exact-GELU loop ran 0.54 -> 0.43 ns per element with it); NaN, overflow to inf and
+ * underflow to 0 as libm, with no select: the
  * clamp's ends are past the edges (89: 2^128 overflows to inf; -104: below half the least
  * subnormal, rounds to 0) and a NaN passes the clamp and the arithmetic as NaN. */
 static inline ts_vf32 ts_vexp_f32(ts_vf32 x) {
@@ -153,9 +156,13 @@ static inline ts_vf32 ts_vexp_f32(ts_vf32 x) {
   p = p * r + ts_vbcast_f32(1.6666665459E-1f);
   p = p * r + ts_vbcast_f32(5.0000001201E-1f);
   p = p * (r * r) + r + ts_vbcast_f32(1.0f);
+#if defined(TS_VSCALEF_f32)
+  return TS_VSCALEF_f32(p, n);
+#else
   ts_mf32 ni = (ts_mf32)t - (ts_mf32)magic;
   ts_mf32 n1 = ni >> 1, n2 = ni - n1;
   return p * (ts_vf32)((n1 + 127) << 23) * (ts_vf32)((n2 + 127) << 23);
+#endif
 }
 /* |a| with the sign of b. */
 static inline ts_vf32 ts_vcopysign_f32(ts_vf32 a, ts_vf32 b) {
@@ -299,6 +306,10 @@ extern void free(void* ptr);
          "; " + m + " k = " + lanes("x") + "; return (" + v + ")((" + m + ")a & k); }\n";
   }
   if (vector_bytes == 64) {
+    // x * 2^floor(y) for float32 lanes (exp's final scaling).
+    s += "#if defined(__AVX512F__)\n"
+         "#define TS_VSCALEF_f32(x, y) __builtin_ia32_scalefps512_mask(x, y, x, (unsigned short)-1, 4)\n"
+         "#endif\n";
     // Masked loads and stores of the first n lanes (a vectorized loop's tail on AVX-512):
     // the compilers' AVX-512 builtins, or lane by lane where the C compiler targets less.
     s += R"(#if defined(__AVX512F__)
