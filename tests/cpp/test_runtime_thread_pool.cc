@@ -1,10 +1,14 @@
-// The thread pool: coverage of every index, sums, concurrent callers, small n, one thread.
+// The thread pool: coverage of every index, sums, concurrent callers, small n, one thread,
+// back-to-back loops of changing sizes, workers off the caller's CPU.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,6 +155,60 @@ TEST(RuntimeThreadPool, NestedLoopsDoNotDeadlock) {
 
 void ThrowingBody(void*, int64_t begin, int64_t) {
   if (begin == 0) TS_THROW(kValue) << "chunk failed";
+}
+
+TEST(RuntimeThreadPool, BackToBackLoopsOfChangingSizes) {
+  // Loops follow one another with no pause, each of a different size, so the number of
+  // chunks and runs changes from one to the next while workers still finish the last:
+  // every index of every loop must run exactly once.
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    for (int rep = 0; rep < 3000; ++rep) {
+      int64_t n = 1 + (rep * 7919) % 37;
+      ExpectEachOnce(pool, n);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+struct CpuClosure {
+  std::atomic<int>* on_caller_cpu;
+  std::atomic<int>* worker_chunks;
+  std::thread::id caller;
+  int caller_cpu;
+};
+
+void RecordCpuBody(void* closure, int64_t, int64_t) {
+  auto* c = static_cast<CpuClosure*>(closure);
+  if (std::this_thread::get_id() != c->caller) {
+    c->worker_chunks->fetch_add(1);
+    if (sched_getcpu() == c->caller_cpu) c->on_caller_cpu->fetch_add(1);
+  }
+  // Long enough for the worker to take a share of the chunks.
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+       std::chrono::steady_clock::now() < until;) {
+  }
+}
+
+TEST(RuntimeThreadPool, WorkersKeepOffTheCallersCpu) {
+  // The caller on the CPU a worker was pinned to at first: the worker moves to another.
+  cpu_set_t saved;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) cpus.push_back(c);
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs, this process may use " << cpus.size();
+  ThreadPool pool(2);  // its worker starts on the CPU after ours: cpus[1] while we run on cpus[0]
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[1], &one);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+  std::atomic<int> on_caller_cpu{0}, worker_chunks{0};
+  CpuClosure c{&on_caller_cpu, &worker_chunks, std::this_thread::get_id(), cpus[1]};
+  for (int rep = 0; rep < 50; ++rep) pool.ParallelFor(8, RecordCpuBody, &c);
+  pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+  EXPECT_GT(worker_chunks.load(), 0);
+  EXPECT_EQ(on_caller_cpu.load(), 0);
 }
 
 TEST(RuntimeThreadPool, ExceptionsReachTheCaller) {

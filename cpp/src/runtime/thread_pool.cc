@@ -1,5 +1,6 @@
-// The thread pool: a shared queue of parallel loops whose chunks workers and callers claim;
-// idle workers spin a while before they sleep.
+// The thread pool: a lock-free slot for one caller's parallel loop and a shared queue for
+// the others; each thread claims its own run of chunks first; idle workers spin a while
+// before they sleep.
 #include "tessera/runtime/thread_pool.h"
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <string>
@@ -18,18 +20,106 @@
 
 namespace tessera::runtime {
 
-/// One ParallelFor call: chunks are claimed with an atomic counter, so the caller and
-/// any number of workers can share it without further locking.
+/// One ParallelFor call. Thread k of the pool (the caller is 0, worker i is i) owns the
+/// k-th contiguous run of chunks and claims from it first, then from the others' runs, so
+/// the same thread computes the same part of every kernel's output each time: a model's
+/// next kernel then finds most of its input in its own core's cache. With chunks handed
+/// to whichever thread came first, a kernel read half its input from the other core's
+/// cache and wrote over lines the other core held (3-4x slower than local L2 on this VM).
 struct ThreadPool::Job {
+  /// One thread's run of chunks; claimed with an atomic counter (past `end`: exhausted).
+  struct alignas(64) Run {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
   TsParallelBody body = nullptr;
   void* closure = nullptr;
   int64_t n = 0;
   int64_t num_chunks = 0;
-  std::atomic<int64_t> next{0};
+  std::vector<Run> runs;
+  std::atomic<int> joined{0};  // workers that took this job
   std::atomic<int64_t> remaining{0};
   std::mutex mutex;  // guards error and the done signal
   std::condition_variable done;
   std::exception_ptr error;
+};
+
+/// The slot a caller takes when it is free (the common case: one executor running a model),
+/// published without locks: a worker joins by reading one cache line and claiming a chunk,
+/// where the queue costs it a mutex, the queue's memory and a reference count, each a
+/// transfer from the caller's core (a worker joined a 4 us kernel's loop 1 us late, or not
+/// at all). Every claim carries the job's number, so a worker that read a finished job's
+/// fields claims nothing from the next job with them.
+struct ThreadPool::Fast {
+  alignas(64) std::atomic<uint64_t> job{0};  // number of the last job published
+  std::atomic<TsParallelBody> body{nullptr};
+  std::atomic<void*> closure{nullptr};
+  std::atomic<int64_t> n{0};
+  std::atomic<int64_t> num_chunks{0};
+  std::atomic<int64_t> runs{0};
+  std::atomic<int> caller_cpu{-1};  // where the caller runs (workers keep off that CPU)
+  /// Thread k's run: the job's number (low 32 bits) above the next chunk (low 32 bits).
+  struct alignas(64) RunClaim {
+    std::atomic<uint64_t> packed{0};
+  };
+  std::vector<RunClaim> claims;
+  alignas(64) std::atomic<int64_t> remaining{0};
+  std::atomic<bool> caller_waiting{false};
+  alignas(64) std::atomic<bool> busy{false};  // a caller holds the slot
+  std::mutex mutex;                           // guards error; the done signal
+  std::condition_variable done;
+  std::exception_ptr error;
+
+  /// The chunk number of a run that has none (beyond any run's end).
+  static constexpr int64_t kExhausted = 0x7fffffff;
+
+  static uint64_t Pack(uint64_t job, int64_t chunk) {
+    return (job << 32) | static_cast<uint32_t>(chunk);
+  }
+
+  /// Claims the next chunk of run k of job `job`, or -1 when that run is exhausted or
+  /// the job is no longer the current one.
+  int64_t Claim(uint64_t job, int64_t k, int64_t end) {
+    std::atomic<uint64_t>& c = claims[static_cast<size_t>(k)].packed;
+    uint64_t v = c.load(std::memory_order_acquire);
+    while (true) {
+      if ((v >> 32) != (job & 0xffffffffu)) return -1;
+      int64_t chunk = static_cast<int64_t>(v & 0xffffffffu);
+      if (chunk >= end) return -1;
+      if (c.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) return chunk;
+    }
+  }
+
+  /// Runs chunks of job `job` as pool thread `thread`: its own run first, then the others'.
+  void Run(uint64_t job, int thread) {
+    const TsParallelBody b = body.load(std::memory_order_relaxed);
+    void* const cl = closure.load(std::memory_order_relaxed);
+    const int64_t total = n.load(std::memory_order_relaxed);
+    const int64_t chunks = num_chunks.load(std::memory_order_relaxed);
+    const int64_t r = runs.load(std::memory_order_relaxed);
+    // Fields of a newer job imply its claims (see RunInSlot), which refuse `job`.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r <= 0) return;
+    for (int64_t i = 0; i < r; ++i) {
+      const int64_t k = (thread + i) % r;
+      const int64_t end = chunks * (k + 1) / r;
+      for (int64_t chunk; (chunk = Claim(job, k, end)) >= 0;) {
+        // A successful claim means the job is live (this chunk is not done), so the
+        // fields read above were its own: the next job's are written only after every
+        // chunk of this one is done, and its claims before its fields.
+        try {
+          b(cl, total * chunk / chunks, total * (chunk + 1) / chunks);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (!error) error = std::current_exception();
+        }
+        if (remaining.fetch_sub(1) == 1 && caller_waiting.load()) {
+          std::lock_guard<std::mutex> lock(mutex);
+          done.notify_all();
+        }
+      }
+    }
+  }
 };
 
 namespace {
@@ -63,18 +153,36 @@ bool SpinUntil(Clock::duration spin, F&& done) {
   }
 }
 
-void PinToCore(std::thread& t, int core) {
+/// Locks `lock`'s mutex, spinning for it first (up to `spin`): its holders keep it for a
+/// few instructions, and a thread that blocks on it instead sleeps in the kernel until the
+/// holder's unlock wakes it, microseconds later on a VM (workers that saw a new job while
+/// its caller still held the lock joined it 1-20 us late).
+void LockSpinning(std::unique_lock<std::mutex>& lock, Clock::duration spin) {
+  if (!SpinUntil(spin, [&] { return lock.try_lock(); })) lock.lock();
+}
+
+/// Pins thread `t` to CPU `cpu` (failure is only logged: the pool works unpinned).
+void PinThread(pthread_t t, int cpu) {
 #ifdef __linux__
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(core, &set);
-  int rc = pthread_setaffinity_np(t.native_handle(), sizeof(set), &set);
+  CPU_SET(cpu, &set);
+  int rc = pthread_setaffinity_np(t, sizeof(set), &set);
   if (rc != 0)
-    LogDebug("thread pool: could not pin a worker to core " + std::to_string(core) + " (error " +
+    LogDebug("thread pool: could not pin a worker to CPU " + std::to_string(cpu) + " (error " +
              std::to_string(rc) + ")");
 #else
   (void)t;
-  (void)core;
+  (void)cpu;
+#endif
+}
+
+/// The CPU the calling thread runs on, or -1 when unknown.
+int CurrentCpu() {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
 #endif
 }
 
@@ -90,16 +198,22 @@ ThreadPool::ThreadPool(int num_threads) {
   if (num_threads_ > kMaxThreads)
     TS_THROW(kValue) << "a thread pool of " << num_threads_ << " threads is more than the "
                      << kMaxThreads << " allowed";
-  unsigned cores = std::thread::hardware_concurrency();
-  // Spinning pays only with a core per thread: with more threads than the CPUs this
-  // process may use, a spinning thread takes the time of the one holding the last chunk.
-  int usable = static_cast<int>(cores);
+  // The CPUs this process may use, in order: worker i starts pinned to the i-th after the
+  // creating thread's, and follows the caller of the slot (see WorkerLoop).
 #ifdef __linux__
   cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) usable = CPU_COUNT(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cpus_.push_back(c);
 #endif
+  // Spinning pays only with a CPU per thread: with more threads than the CPUs this process
+  // may use, a spinning thread takes the time of the one holding the last chunk.
+  const int usable = cpus_.empty() ? static_cast<int>(std::thread::hardware_concurrency())
+                                   : static_cast<int>(cpus_.size());
   spin_ = num_threads_ <= usable ? std::chrono::duration_cast<Clock::duration>(kSpin)
                                  : Clock::duration::zero();
+  fast_ = std::make_unique<Fast>();
+  fast_->claims = std::vector<Fast::RunClaim>(static_cast<size_t>(num_threads_));
   for (int i = 1; i < num_threads_; ++i) {
     try {
       workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -110,7 +224,7 @@ ThreadPool::ThreadPool(int num_threads) {
       TS_THROW(kUnsupported) << "cannot start " << num_threads_ - 1 << " worker threads (started "
                              << i - 1 << "): " << e.what();
     }
-    if (cores > 0) PinToCore(workers_.back(), static_cast<int>(i % cores));
+    if (!cpus_.empty()) PinThread(workers_.back().native_handle(), WorkerCpu(CurrentCpu(), i));
   }
 }
 
@@ -128,45 +242,85 @@ void ThreadPool::StopWorkers() {
   workers_.clear();
 }
 
-void ThreadPool::RunChunks(Job& job) {
-  while (true) {
-    int64_t chunk = job.next.fetch_add(1);
-    if (chunk >= job.num_chunks) return;
-    int64_t begin = job.n * chunk / job.num_chunks;
-    int64_t end = job.n * (chunk + 1) / job.num_chunks;
-    try {
-      job.body(job.closure, begin, end);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(job.mutex);
-      if (!job.error) job.error = std::current_exception();
-    }
-    if (job.remaining.fetch_sub(1) == 1) {
-      std::lock_guard<std::mutex> lock(job.mutex);
-      job.done.notify_all();
+void ThreadPool::RunChunks(Job& job, int thread) {
+  const int runs = static_cast<int>(job.runs.size());
+  // Its own run first, then the others' in turn (what a late or slow thread left).
+  for (int k = 0; k < runs; ++k) {
+    Job::Run& run = job.runs[(thread + k) % runs];
+    while (true) {
+      int64_t chunk = run.next.fetch_add(1);
+      if (chunk >= run.end) break;
+      int64_t begin = job.n * chunk / job.num_chunks;
+      int64_t end = job.n * (chunk + 1) / job.num_chunks;
+      try {
+        job.body(job.closure, begin, end);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(job.mutex);
+        if (!job.error) job.error = std::current_exception();
+      }
+      if (job.remaining.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(job.mutex);
+        job.done.notify_all();
+      }
     }
   }
 }
 
-void ThreadPool::WorkerLoop(int) {
+int ThreadPool::WorkerCpu(int caller_cpu, int index) const {
+  const int n = static_cast<int>(cpus_.size());
+  int at = 0;
+  while (at < n && cpus_[at] != caller_cpu) ++at;
+  return cpus_[(at % n + index) % n];
+}
+
+void ThreadPool::WorkerLoop(int index) {
+  Fast& fast = *fast_;
+  uint64_t seen = fast.job.load();
+  int pinned = -1;
   while (true) {
-    // Spin for the next job first (lock-free: queued_ mirrors jobs_.size()).
-    bool seen = SpinUntil(
-        spin_, [&] { return queued_.load(std::memory_order_acquire) > 0 || stop_.load(); });
+    // Spin for the next job first: the slot's, or the queue's (queued_ mirrors jobs_.size()).
+    bool got = SpinUntil(spin_, [&] {
+      return fast.job.load(std::memory_order_acquire) != seen ||
+             queued_.load(std::memory_order_acquire) > 0 || stop_.load();
+    });
+    if (stop_.load()) return;
+    if (uint64_t job = fast.job.load(std::memory_order_acquire); job != seen) {
+      // Keep off the caller's CPU: the caller is not pinned, and the system left it on a
+      // worker's CPU for whole runs (the worker spinning, then asleep; the other CPU idle),
+      // where two threads ran slower than one. Each worker takes the CPU `index` places
+      // after the caller's, moving only when the caller has moved.
+      if (int cpu = fast.caller_cpu.load(std::memory_order_relaxed); cpu >= 0 && !cpus_.empty()) {
+        if (int want = WorkerCpu(cpu, index); want != pinned) {
+          PinThread(pthread_self(), want);
+          pinned = want;
+        }
+      }
+      seen = job;
+      fast.Run(job, index);
+      continue;
+    }
     std::shared_ptr<Job> job;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (jobs_.empty() && !stop_.load()) {
-        if (seen) continue;  // another thread took it first: spin again
-        ++sleepers_;
-        wake_.wait(lock, [&] { return stop_.load() || !jobs_.empty(); });
-        --sleepers_;
+      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+      LockSpinning(lock, got ? spin_ : Clock::duration::zero());
+      if (jobs_.empty()) {
+        if (got) continue;  // another thread took it first: spin again
+        // Nothing for a while: sleep. A caller that publishes after the check below sees
+        // sleepers_ (both sequentially consistent) and wakes us under the mutex.
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, [&] {
+          return stop_.load() || !jobs_.empty() || fast.job.load() != seen;
+        });
+        sleepers_.fetch_sub(1);
+        if (stop_.load()) return;
+        if (jobs_.empty()) continue;  // the slot's job: the loop's top takes it
       }
-      if (stop_.load()) return;
       job = jobs_.front();
-      // Every chunk claimed: nobody else needs to see this job.
-      if (job->next.load() >= job->num_chunks - 1) PopFront();
+      // Every worker it has a run for took it: nobody else needs to see this job (each
+      // stays until no chunk is left).
+      if (job->joined.fetch_add(1) + 2 >= static_cast<int>(job->runs.size())) PopFront();
     }
-    RunChunks(*job);
+    RunChunks(*job, index % static_cast<int>(job->runs.size()));
   }
 }
 
@@ -175,10 +329,57 @@ void ThreadPool::PopFront() {
   queued_.fetch_sub(1, std::memory_order_release);
 }
 
+void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
+  Fast& fast = *fast_;
+  const int64_t most = static_cast<int64_t>(num_threads_) * kChunksPerThread;
+  const int64_t chunks = n < most ? n : most;
+  const int64_t runs = std::min<int64_t>(num_threads_, chunks);
+  const uint64_t job = fast.job.load(std::memory_order_relaxed) + 1;
+  // The claims first, every thread's: a worker still holding the last job's number can
+  // claim nothing once they carry this one, so it never runs a chunk with fields of this
+  // job it read half-written (the fence pairs with the one in Fast::Run).
+  for (int64_t k = 0; k < num_threads_; ++k)
+    fast.claims[static_cast<size_t>(k)].packed.store(
+        Fast::Pack(job, k < runs ? chunks * k / runs : Fast::kExhausted),
+        std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  fast.body.store(body, std::memory_order_relaxed);
+  fast.closure.store(closure, std::memory_order_relaxed);
+  fast.n.store(n, std::memory_order_relaxed);
+  fast.num_chunks.store(chunks, std::memory_order_relaxed);
+  fast.runs.store(runs, std::memory_order_relaxed);
+  fast.remaining.store(chunks, std::memory_order_relaxed);
+  fast.caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
+  fast.job.store(job);  // publishes the fields above (sequentially consistent)
+  if (sleepers_.load() > 0) {
+    // Taking the mutex orders this after a sleeper's check of the job number.
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    wake_.notify_all();
+  }
+  fast.Run(job, 0);
+  if (!SpinUntil(spin_, [&] { return fast.remaining.load(std::memory_order_acquire) == 0; })) {
+    std::unique_lock<std::mutex> lock(fast.mutex);
+    fast.caller_waiting.store(true);
+    fast.done.wait(lock, [&] { return fast.remaining.load() == 0; });
+    fast.caller_waiting.store(false);
+  }
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(fast.mutex);
+    std::swap(error, fast.error);
+  }
+  fast.busy.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
+}
+
 void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
   if (n <= 0) return;
   if (num_threads_ == 1 || n == 1) {
     body(closure, 0, n);
+    return;
+  }
+  if (!fast_->busy.exchange(true, std::memory_order_acquire)) {
+    RunInSlot(n, body, closure);
     return;
   }
   auto job = std::make_shared<Job>();
@@ -189,12 +390,19 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
   const int64_t most = static_cast<int64_t>(num_threads_) * kChunksPerThread;
   job->num_chunks = n < most ? n : most;
   job->remaining = job->num_chunks;
+  const int64_t runs = std::min<int64_t>(num_threads_, job->num_chunks);
+  job->runs = std::vector<Job::Run>(static_cast<size_t>(runs));
+  for (int64_t k = 0; k < runs; ++k) {
+    job->runs[k].next = job->num_chunks * k / runs;
+    job->runs[k].end = job->num_chunks * (k + 1) / runs;
+  }
   bool sleeping = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+    LockSpinning(lock, spin_);
     jobs_.push_back(job);
     queued_.fetch_add(1, std::memory_order_release);
-    sleeping = sleepers_ > 0;
+    sleeping = sleepers_.load() > 0;
   }
   // Spinning workers see the job without a wake-up; sleeping ones need one.
   if (sleeping) {
@@ -203,14 +411,15 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
     else
       for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
   }
-  RunChunks(*job);
+  RunChunks(*job, 0);
   if (!SpinUntil(spin_, [&] { return job->remaining.load(std::memory_order_acquire) == 0; })) {
     std::unique_lock<std::mutex> lock(job->mutex);
     job->done.wait(lock, [&] { return job->remaining.load() == 0; });
   }
   {
     // Remove the job if no worker got to pop it (the caller claimed everything).
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+    LockSpinning(lock, spin_);
     for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
       if (*it == job) {
         jobs_.erase(it);

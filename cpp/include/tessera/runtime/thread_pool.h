@@ -16,8 +16,9 @@
 namespace tessera::runtime {
 
 /// Runs parallel loops on `num_threads` threads: the calling thread plus num_threads - 1
-/// workers, each pinned to a core (failure to pin is only logged). Several threads may
-/// call ParallelFor on one pool at once. Idle workers spin for a millisecond (a model's
+/// workers, each pinned to a CPU other than the caller's (failure to pin is only logged).
+/// Several threads may call ParallelFor on one pool at once (one through a lock-free slot,
+/// the others through a queue). Idle workers spin for a millisecond (a model's
 /// next kernel starts sooner than a sleeping thread wakes), then sleep on a condition
 /// variable; a pool with more threads than the CPUs the process may use does not spin.
 class ThreadPool {
@@ -37,18 +38,24 @@ class ThreadPool {
   int num_threads() const { return num_threads_; }
 
   /// Splits [0, n) into at most kChunksPerThread * num_threads() contiguous chunks, runs
-  /// `body` on each as threads claim them (the caller takes chunks too) and returns when
-  /// all are done. With one thread or
-  /// n <= 1 it runs inline. An exception thrown by `body` is rethrown here.
+  /// `body` on each and returns when all are done. Thread k (the caller is 0) runs the
+  /// k-th contiguous share first, then helps with what the others have not claimed. With
+  /// one thread or n <= 1 it runs inline. An exception thrown by `body` is rethrown here.
   void ParallelFor(int64_t n, TsParallelBody body, void* closure);
 
  private:
   struct Job;
+  struct Fast;
+  /// ParallelFor through the lock-free slot (the caller holds it).
+  void RunInSlot(int64_t n, TsParallelBody body, void* closure);
   void WorkerLoop(int index);
+  /// The CPU worker `index` takes when the caller runs on `caller_cpu` (cpus_ non-empty).
+  int WorkerCpu(int caller_cpu, int index) const;
   void StopWorkers();
   /// Drops jobs_'s front (under mutex_).
   void PopFront();
-  static void RunChunks(Job& job);
+  /// Runs chunks of `job` as pool thread `thread` (0: the caller) until none is left.
+  static void RunChunks(Job& job, int thread);
 
   int num_threads_;
   std::vector<std::thread> workers_;
@@ -56,7 +63,9 @@ class ThreadPool {
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> jobs_;  // jobs with chunks still unclaimed
   std::atomic<int64_t> queued_{0};         // jobs_.size(), read by spinning workers
-  int sleepers_ = 0;                       // workers blocked on wake_ (under mutex_)
+  std::unique_ptr<Fast> fast_;             // the one caller's lock-free slot
+  std::vector<int> cpus_;                  // the CPUs the process may use (empty: unknown)
+  std::atomic<int> sleepers_{0};           // workers blocked on wake_
   std::atomic<bool> stop_{false};
   /// How long idle workers and waiting callers spin (zero: more threads than usable CPUs).
   std::chrono::steady_clock::duration spin_{};
