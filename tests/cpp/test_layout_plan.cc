@@ -6,6 +6,7 @@
 
 #include "pass_test_util.h"
 #include "test_util.h"
+#include "tessera/support/host_cpu.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/layout_plan/layout_flow.h"
 #include "tessera/layout_plan/layout_passes.h"
@@ -413,6 +414,38 @@ def @main(%x: Tensor[(1, 3, 10, 10), float32], %w1: Tensor[(16, 3, 3, 3), float3
                call->attrs.GetString("data_layout") != "NCHW";
   });
   EXPECT_EQ(blocked, 3) << Text(planned);
+}
+
+TEST(AlterOpLayout, ChannelsPaddedToWholeVectorsWhenThatAddsAThirdAtMost) {
+  // 28 channels are no multiple of a vector of floats (16 on AVX-512, 8 on AVX2): both
+  // convolutions take them padded to 32 (zero weights), and the result matches.
+  IRModule in = WithConstants(R"IR(
+def @main(%x: Tensor[(1, 16, 6, 6), float32], %w1: Tensor[(28, 16, 1, 1), float32],
+          %b1: Tensor[(28), float32], %w2: Tensor[(16, 28, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, channels=28);
+  %1 = nn.bias_add(%0, %b1);
+  %2 = nn.relu(%1);
+  nn.conv2d(%2, %w2, padding=[1, 1, 1, 1])
+})IR",
+                              {"w1", "b1", "w2"});
+  IRModule planned = RunAndCompare(PlanLayouts(), RunAndCompare(AlterOpLayout("native"), in));
+  std::vector<std::string> layouts, channels;
+  PostOrderVisit(planned.LookupFunction("main"), [&](const Expr& e) {
+    const auto* call = e.as<CallNode>();
+    if (!call || !call->op() || call->op()->name != "nn.conv2d") return;
+    layouts.push_back(call->attrs.GetString("data_layout") + " " +
+                      call->attrs.GetString("kernel_layout"));
+    const AttrValue& c = call->attrs.Get("channels");
+    channels.push_back(c.is_int() ? std::to_string(c.AsInt()) : "none");
+  });
+  ASSERT_EQ(layouts.size(), 2u) << Text(planned);
+  if (HostSimdBytes() >= 32) {
+    const std::string c = std::to_string(HostSimdBytes() / 4);
+    EXPECT_EQ(layouts[0], "NCHW" + c + "c OIHW" + c + "i" + c + "o") << Text(planned);
+    EXPECT_EQ(layouts[1], "NCHW" + c + "c OIHW" + c + "i" + c + "o") << Text(planned);
+    // The padded weights give the first convolution 32 output channels.
+    EXPECT_EQ(channels, (std::vector<std::string>{"32", "none"}));
+  }
 }
 
 TEST(FreezeLayouts, IndexMapsFreezeConvsAsTransformedPrimFuncs) {
