@@ -132,6 +132,12 @@ using Clock = std::chrono::steady_clock;
 /// that sleeps between regions runs small kernels slower on two threads than on one.
 constexpr auto kSpin = std::chrono::microseconds(1000);
 
+/// After spin / kYieldAfter, a spinning thread yields its CPU at every clock check: a
+/// library's own threads (oneDNN's OpenMP team) may need that CPU, and a spinning worker
+/// that never yields holds it for a whole time slice (a MobileNetV2 whose oneDNN
+/// partitions alternated with native kernels ran slower on 2 threads than on 1).
+constexpr int kYieldAfter = 20;
+
 /// A spin-wait hint to the core (lets the other hyperthread run, saves power).
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -145,11 +151,16 @@ inline void CpuRelax() {
 template <typename F>
 bool SpinUntil(Clock::duration spin, F&& done) {
   if (spin == Clock::duration::zero()) return done();
-  const Clock::time_point until = Clock::now() + spin;
+  const Clock::time_point start = Clock::now(), until = start + spin;
+  const Clock::time_point polite = start + spin / kYieldAfter;
   for (uint32_t i = 1;; ++i) {
     if (done()) return true;
     CpuRelax();
-    if ((i & 63) == 0 && Clock::now() >= until) return done();
+    if ((i & 63) == 0) {
+      const Clock::time_point now = Clock::now();
+      if (now >= until) return done();
+      if (now >= polite) std::this_thread::yield();
+    }
   }
 }
 
