@@ -58,7 +58,8 @@ struct ThreadPool::Fast {
   std::atomic<int64_t> num_chunks{0};
   std::atomic<int64_t> runs{0};
   std::atomic<int> caller_cpu{-1};  // where the caller runs (workers keep off that CPU)
-  /// Thread k's run: the job's number (low 32 bits) above the next chunk (low 32 bits).
+  /// Thread k's run: the job's number (its low 32 bits) in the high half, the next chunk
+  /// in the low half.
   struct alignas(64) RunClaim {
     std::atomic<uint64_t> packed{0};
   };
@@ -92,13 +93,13 @@ struct ThreadPool::Fast {
 
   /// Runs chunks of job `job` as pool thread `thread`: its own run first, then the others'.
   void Run(uint64_t job, int thread) {
-    const TsParallelBody b = body.load(std::memory_order_relaxed);
-    void* const cl = closure.load(std::memory_order_relaxed);
-    const int64_t total = n.load(std::memory_order_relaxed);
-    const int64_t chunks = num_chunks.load(std::memory_order_relaxed);
-    const int64_t r = runs.load(std::memory_order_relaxed);
-    // Fields of a newer job imply its claims (see RunInSlot), which refuse `job`.
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // Acquire: a field of a newer job brings its claims with it (see RunInSlot), and
+    // those refuse `job`.
+    const TsParallelBody b = body.load(std::memory_order_acquire);
+    void* const cl = closure.load(std::memory_order_acquire);
+    const int64_t total = n.load(std::memory_order_acquire);
+    const int64_t chunks = num_chunks.load(std::memory_order_acquire);
+    const int64_t r = runs.load(std::memory_order_acquire);
     if (r <= 0) return;
     for (int64_t i = 0; i < r; ++i) {
       const int64_t k = (thread + i) % r;
@@ -123,6 +124,9 @@ struct ThreadPool::Fast {
 };
 
 namespace {
+
+/// The pool whose worker the calling thread is (null for other threads).
+thread_local const ThreadPool* tls_worker_of = nullptr;
 
 using Clock = std::chrono::steady_clock;
 
@@ -285,6 +289,7 @@ int ThreadPool::WorkerCpu(int caller_cpu, int index) const {
 }
 
 void ThreadPool::WorkerLoop(int index) {
+  tls_worker_of = this;
   Fast& fast = *fast_;
   uint64_t seen = fast.job.load();
   int pinned = -1;
@@ -348,19 +353,20 @@ void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
   const uint64_t job = fast.job.load(std::memory_order_relaxed) + 1;
   // The claims first, every thread's: a worker still holding the last job's number can
   // claim nothing once they carry this one, so it never runs a chunk with fields of this
-  // job it read half-written (the fence pairs with the one in Fast::Run).
+  // job it read half-written (each field's release store brings the claims along to a
+  // worker's acquire load of it).
   for (int64_t k = 0; k < num_threads_; ++k)
     fast.claims[static_cast<size_t>(k)].packed.store(
         Fast::Pack(job, k < runs ? chunks * k / runs : Fast::kExhausted),
         std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  fast.body.store(body, std::memory_order_relaxed);
-  fast.closure.store(closure, std::memory_order_relaxed);
-  fast.n.store(n, std::memory_order_relaxed);
-  fast.num_chunks.store(chunks, std::memory_order_relaxed);
-  fast.runs.store(runs, std::memory_order_relaxed);
+  fast.body.store(body, std::memory_order_release);
+  fast.closure.store(closure, std::memory_order_release);
+  fast.n.store(n, std::memory_order_release);
+  fast.num_chunks.store(chunks, std::memory_order_release);
+  fast.runs.store(runs, std::memory_order_release);
   fast.remaining.store(chunks, std::memory_order_relaxed);
-  fast.caller_cpu.store(CurrentCpu(), std::memory_order_relaxed);
+  // A worker publishing a nested loop does not move the others: it is one of them.
+  fast.caller_cpu.store(tls_worker_of == this ? -1 : CurrentCpu(), std::memory_order_relaxed);
   fast.job.store(job);  // publishes the fields above (sequentially consistent)
   if (sleepers_.load() > 0) {
     // Taking the mutex orders this after a sleeper's check of the job number.
@@ -379,7 +385,6 @@ void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
     std::lock_guard<std::mutex> lock(fast.mutex);
     std::swap(error, fast.error);
   }
-  fast.busy.store(false, std::memory_order_release);
   if (error) std::rethrow_exception(error);
 }
 
@@ -390,6 +395,11 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
     return;
   }
   if (!fast_->busy.exchange(true, std::memory_order_acquire)) {
+    // Released however RunInSlot ends, or every later call would take the queue.
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false, std::memory_order_release); }
+    } release{fast_->busy};
     RunInSlot(n, body, closure);
     return;
   }

@@ -16,7 +16,8 @@
 namespace tessera::runtime {
 
 /// Runs parallel loops on `num_threads` threads: the calling thread plus num_threads - 1
-/// workers, each pinned to a CPU other than the caller's (failure to pin is only logged).
+/// workers, each pinned to a CPU of its own, other than the caller's while there are CPUs
+/// enough (failure to pin is only logged).
 /// Several threads may call ParallelFor on one pool at once (one through a lock-free slot,
 /// the others through a queue). Idle workers spin for a millisecond (a model's
 /// next kernel starts sooner than a sleeping thread wakes), then sleep on a condition
