@@ -3,7 +3,7 @@
 // to, smaller and larger than the tile, strides, padding (border rows with taps computed
 // at run time, border tiles as loops over runs of taps), row and column tails, depthwise,
 // fused epilogues, weights given as parameters and as constants packed at compile time,
-// lowered alone and built natively.
+// rows split in two groups before blocks, lowered alone and built natively.
 #include <gtest/gtest.h>
 
 #include "backend_test_util.h"
@@ -136,6 +136,29 @@ def @main(%x: Tensor[(1, 2, 12, 12, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16
   %2 = nn.relu(%1);
   add(multiply(%2, 2f), 1f)
 })");
+}
+
+TEST(LowerConvBlocked, RowGroupsSplitEveryBlock) {
+  // An even number of bands: the parallel loop takes the first half of every block's
+  // rows, then the second (each thread of two computes the same rows in every layer).
+  // Batch 2 and three blocks, dense and depthwise, with an odd band count for contrast.
+  const std::string dense = Conv("2, 2, 8, 7, 16", "3, 2, 1, 1, 16, 16", kBlocked16);
+  CheckTemplate(dense);
+  CheckTemplate(Conv("2, 3, 12, 5, 16", "3, 1, 3, 3, 1, 16",
+                     ", groups=48, padding=[1, 1], data_layout=\"NCHW16c\", "
+                     "kernel_layout=\"OIHW1i16o\""));
+  CheckTemplate(Conv("1, 2, 7, 7, 16", "2, 2, 1, 1, 16, 16", kBlocked16));
+  IRModule mod = InferTypes(ParseModule(dense));
+  tir::PrimFunc pf = lower::LowerPrimitive(
+      WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
+  const std::string nest = PrintStmt(pf->body);
+  EXPECT_NE(nest.find("parallel"), std::string::npos) << nest;
+  // Two bands of 4 rows, one per group: within an image (f mod 6) the band is the slower
+  // index, (f mod 6) / 3 blocks, and the block the faster.
+  EXPECT_NE(nest.find("%T_out[%f / 6, %f - %f / 6 * 6 - (%f - %f / 6 * 6) / 3 * 3, "
+                      "(%f - %f / 6 * 6) / 3 * 4 + %r_2"),
+            std::string::npos)
+      << nest;
 }
 
 TEST(LowerConvBlocked, LargeWeightsRunInChunksOfInputChannels) {
