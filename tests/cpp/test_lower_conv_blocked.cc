@@ -141,13 +141,15 @@ def @main(%x: Tensor[(1, 2, 12, 12, 16), float32], %w: Tensor[(2, 1, 3, 3, 1, 16
 TEST(LowerConvBlocked, RowGroupsSplitEveryBlock) {
   // An even number of bands: the parallel loop takes the first half of every block's
   // rows, then the second (each thread of two computes the same rows in every layer).
-  // Batch 2 and three blocks, dense and depthwise, with an odd band count for contrast.
+  // Batch 2 and three blocks, dense and depthwise; heights of odd band counts, whose last
+  // group is a band short.
   const std::string dense = Conv("2, 2, 8, 7, 16", "3, 2, 1, 1, 16, 16", kBlocked16);
   CheckTemplate(dense);
-  CheckTemplate(Conv("2, 3, 12, 5, 16", "3, 1, 3, 3, 1, 16",
-                     ", groups=48, padding=[1, 1], data_layout=\"NCHW16c\", "
-                     "kernel_layout=\"OIHW1i16o\""));
+  const std::string depthwise = ", padding=[1, 1], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\"";
+  CheckTemplate(Conv("2, 3, 12, 5, 16", "3, 1, 3, 3, 1, 16", ", groups=48" + depthwise));
+  CheckTemplate(Conv("1, 2, 13, 13, 16", "2, 1, 3, 3, 1, 16", ", groups=32" + depthwise));
   CheckTemplate(Conv("1, 2, 7, 7, 16", "2, 2, 1, 1, 16, 16", kBlocked16));
+  CheckTemplate(Conv("2, 2, 11, 6, 16", "2, 2, 1, 1, 16, 16", kBlocked16));
   IRModule mod = InferTypes(ParseModule(dense));
   tir::PrimFunc pf = lower::LowerPrimitive(
       WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k");
