@@ -6,10 +6,10 @@
 
 #include "pass_test_util.h"
 #include "test_util.h"
-#include "tessera/support/host_cpu.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/layout_plan/layout_flow.h"
 #include "tessera/layout_plan/layout_passes.h"
+#include "tessera/support/host_cpu.h"
 #include "tessera/transform/pass_context.h"
 #include "tessera/transform/pass_registry.h"
 

@@ -146,7 +146,8 @@ TEST(LowerConvBlocked, RowGroupsSplitEveryBlock) {
   // group is a band short.
   const std::string dense = Conv("2, 2, 8, 7, 16", "3, 2, 1, 1, 16, 16", kBlocked16);
   CheckTemplate(dense);
-  const std::string depthwise = ", padding=[1, 1], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\"";
+  const std::string depthwise =
+      ", padding=[1, 1], data_layout=\"NCHW16c\", kernel_layout=\"OIHW1i16o\"";
   CheckTemplate(Conv("2, 3, 12, 5, 16", "3, 1, 3, 3, 1, 16", ", groups=48" + depthwise));
   CheckTemplate(Conv("1, 2, 13, 13, 16", "2, 1, 3, 3, 1, 16", ", groups=32" + depthwise));
   CheckTemplate(Conv("1, 2, 7, 7, 16", "2, 2, 1, 1, 16, 16", kBlocked16));

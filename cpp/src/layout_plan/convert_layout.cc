@@ -8,6 +8,7 @@
 #include "tessera/ir/type.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/visitor.h"
+#include "tessera/layout/layout_string.h"
 #include "tessera/layout_plan/layout_passes.h"
 #include "tessera/support/error.h"
 #include "tessera/support/host_cpu.h"
@@ -46,17 +47,12 @@ std::string ResultLayout(const CallNode* call, const std::string& data_attr) {
 /// nullopt to leave it alone.
 using LayoutChooser = std::function<std::optional<std::vector<std::string>>(const CallNode*)>;
 
-/// The logical extent of axis `axis` (upper case) in `shape` laid out as `layout`: the
-/// product of its primary dimension and its block ("OIHW16i16o", 'O': shape[0] * 16).
+/// The logical extent of axis `axis` (upper case) in `shape` laid out as `layout`: its
+/// primal dimension times its sub-axis ("OIHW16i16o", 'O': shape[0] * 16).
 int64_t LayoutExtent(const std::string& layout, char axis, const std::vector<int64_t>& shape) {
-  int64_t extent = 1;
-  size_t dim = 0;
-  for (char ch : layout) {
-    if (ch >= '0' && ch <= '9') continue;
-    if (dim < shape.size() && (ch == axis || ch == axis - 'A' + 'a')) extent *= shape[dim];
-    ++dim;
-  }
-  return extent;
+  const layout::LayoutString parsed = layout::ParseLayoutString(layout, "kernel_layout");
+  const int letter = axis - 'A', primal = parsed.primal_pos[letter];
+  return shape.at(primal) * (parsed.sub_pos[letter] >= 0 ? parsed.sub_factor[letter] : 1);
 }
 
 class Converter : public ExprMutator {
@@ -115,7 +111,8 @@ class Converter : public ExprMutator {
     // A weight layout that pads the output channels gives the call that many channels.
     if (name == "nn.conv2d" && attrs.Get("channels").is_int() && arg_types.size() > 1)
       if (const auto* wt = arg_types[1].as<TensorTypeNode>())
-        attrs.Set("channels", AttrValue(LayoutExtent(attrs.GetString("kernel_layout"), 'O', wt->shape)));
+        attrs.Set("channels",
+                  AttrValue(LayoutExtent(attrs.GetString("kernel_layout"), 'O', wt->shape)));
     if (attrs.Has("out_layout"))
       attrs.Set("out_layout", new_result == attrs.GetString(data_attr) ? "" : new_result);
     attrs.Set("frozen_layout", true);

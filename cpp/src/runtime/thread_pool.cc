@@ -20,109 +20,6 @@
 
 namespace tessera::runtime {
 
-/// One ParallelFor call. Thread k of the pool (the caller is 0, worker i is i) owns the
-/// k-th contiguous run of chunks and claims from it first, then from the others' runs, so
-/// the same thread computes the same part of every kernel's output each time: a model's
-/// next kernel then finds most of its input in its own core's cache. With chunks handed
-/// to whichever thread came first, a kernel read half its input from the other core's
-/// cache and wrote over lines the other core held (3-4x slower than local L2 on this VM).
-struct ThreadPool::Job {
-  /// One thread's run of chunks; claimed with an atomic counter (past `end`: exhausted).
-  struct alignas(64) Run {
-    std::atomic<int64_t> next{0};
-    int64_t end = 0;
-  };
-  TsParallelBody body = nullptr;
-  void* closure = nullptr;
-  int64_t n = 0;
-  int64_t num_chunks = 0;
-  std::vector<Run> runs;
-  std::atomic<int> joined{0};  // workers that took this job
-  std::atomic<int64_t> remaining{0};
-  std::mutex mutex;  // guards error and the done signal
-  std::condition_variable done;
-  std::exception_ptr error;
-};
-
-/// The slot a caller takes when it is free (the common case: one executor running a model),
-/// published without locks: a worker joins by reading one cache line and claiming a chunk,
-/// where the queue costs it a mutex, the queue's memory and a reference count, each a
-/// transfer from the caller's core (a worker joined a 4 us kernel's loop 1 us late, or not
-/// at all). Every claim carries the job's number, so a worker that read a finished job's
-/// fields claims nothing from the next job with them.
-struct ThreadPool::Fast {
-  alignas(64) std::atomic<uint64_t> job{0};  // number of the last job published
-  std::atomic<TsParallelBody> body{nullptr};
-  std::atomic<void*> closure{nullptr};
-  std::atomic<int64_t> n{0};
-  std::atomic<int64_t> num_chunks{0};
-  std::atomic<int64_t> runs{0};
-  std::atomic<int> caller_cpu{-1};  // where the caller runs (workers keep off that CPU)
-  /// Thread k's run: the job's number (its low 32 bits) in the high half, the next chunk
-  /// in the low half.
-  struct alignas(64) RunClaim {
-    std::atomic<uint64_t> packed{0};
-  };
-  std::vector<RunClaim> claims;
-  alignas(64) std::atomic<int64_t> remaining{0};
-  std::atomic<bool> caller_waiting{false};
-  alignas(64) std::atomic<bool> busy{false};  // a caller holds the slot
-  std::mutex mutex;                           // guards error; the done signal
-  std::condition_variable done;
-  std::exception_ptr error;
-
-  /// The chunk number of a run that has none (beyond any run's end).
-  static constexpr int64_t kExhausted = 0x7fffffff;
-
-  static uint64_t Pack(uint64_t job, int64_t chunk) {
-    return (job << 32) | static_cast<uint32_t>(chunk);
-  }
-
-  /// Claims the next chunk of run k of job `job`, or -1 when that run is exhausted or
-  /// the job is no longer the current one.
-  int64_t Claim(uint64_t job, int64_t k, int64_t end) {
-    std::atomic<uint64_t>& c = claims[static_cast<size_t>(k)].packed;
-    uint64_t v = c.load(std::memory_order_acquire);
-    while (true) {
-      if ((v >> 32) != (job & 0xffffffffu)) return -1;
-      int64_t chunk = static_cast<int64_t>(v & 0xffffffffu);
-      if (chunk >= end) return -1;
-      if (c.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) return chunk;
-    }
-  }
-
-  /// Runs chunks of job `job` as pool thread `thread`: its own run first, then the others'.
-  void Run(uint64_t job, int thread) {
-    // Acquire: a field of a newer job brings its claims with it (see RunInSlot), and
-    // those refuse `job`.
-    const TsParallelBody b = body.load(std::memory_order_acquire);
-    void* const cl = closure.load(std::memory_order_acquire);
-    const int64_t total = n.load(std::memory_order_acquire);
-    const int64_t chunks = num_chunks.load(std::memory_order_acquire);
-    const int64_t r = runs.load(std::memory_order_acquire);
-    if (r <= 0) return;
-    for (int64_t i = 0; i < r; ++i) {
-      const int64_t k = (thread + i) % r;
-      const int64_t end = chunks * (k + 1) / r;
-      for (int64_t chunk; (chunk = Claim(job, k, end)) >= 0;) {
-        // A successful claim means the job is live (this chunk is not done), so the
-        // fields read above were its own: the next job's are written only after every
-        // chunk of this one is done, and its claims before its fields.
-        try {
-          b(cl, total * chunk / chunks, total * (chunk + 1) / chunks);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mutex);
-          if (!error) error = std::current_exception();
-        }
-        if (remaining.fetch_sub(1) == 1 && caller_waiting.load()) {
-          std::lock_guard<std::mutex> lock(mutex);
-          done.notify_all();
-        }
-      }
-    }
-  }
-};
-
 namespace {
 
 /// The pool whose worker the calling thread is (null for other threads).
@@ -205,7 +102,152 @@ void ParallelForEntry(void* pool, int64_t n, TsParallelBody body, void* closure)
   static_cast<ThreadPool*>(pool)->ParallelFor(n, body, closure);
 }
 
+/// How a loop of n iterations is cut: `chunks` contiguous chunks (more than threads, so a
+/// thread that starts late takes fewer), dealt as `runs` contiguous runs, one per thread.
+struct Split {
+  Split(int64_t n, int threads)
+      : n(n),
+        chunks(std::min<int64_t>(n, int64_t{threads} * ThreadPool::kChunksPerThread)),
+        runs(std::min<int64_t>(threads, chunks)) {}
+  int64_t RunBegin(int64_t k) const { return chunks * k / runs; }
+  int64_t RunEnd(int64_t k) const { return chunks * (k + 1) / runs; }
+  int64_t ChunkBegin(int64_t c) const { return n * c / chunks; }
+
+  int64_t n, chunks, runs;
+};
+
+/// A loop's chunks not yet done and its first error; the caller waits on it.
+struct Completion {
+  std::atomic<int64_t> remaining{0};
+  std::atomic<bool> caller_waiting{false};
+  std::mutex mutex;  // guards error; the done signal
+  std::condition_variable done;
+  std::exception_ptr error;
+
+  /// Runs chunk [begin, end) of the loop, keeping its exception, and counts it done.
+  void RunChunk(TsParallelBody body, void* closure, int64_t begin, int64_t end) {
+    try {
+      body(closure, begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::current_exception();
+    }
+    // Sequentially consistent with Wait's store of caller_waiting: one of the two sees
+    // the other's write, so a caller never sleeps through the last chunk.
+    if (remaining.fetch_sub(1) == 1 && caller_waiting.load()) {
+      std::lock_guard<std::mutex> lock(mutex);
+      done.notify_all();
+    }
+  }
+
+  /// Returns once every chunk is done, spinning for up to `spin` before it sleeps.
+  void Wait(Clock::duration spin) {
+    if (SpinUntil(spin, [&] { return remaining.load(std::memory_order_acquire) == 0; })) return;
+    std::unique_lock<std::mutex> lock(mutex);
+    caller_waiting.store(true);
+    done.wait(lock, [&] { return remaining.load() == 0; });
+    caller_waiting.store(false);
+  }
+
+  /// The first error of the loop, cleared.
+  std::exception_ptr TakeError() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::exception_ptr e;
+    std::swap(e, error);
+    return e;
+  }
+};
+
 }  // namespace
+
+/// One ParallelFor call through the queue. Thread k of the pool (the caller is 0, worker i
+/// is i) owns the k-th run of chunks and claims from it first, then from the others' runs,
+/// so the same thread computes the same part of every kernel's output each time: a model's
+/// next kernel then finds most of its input in its own core's cache. With chunks handed
+/// to whichever thread came first, a kernel read half its input from the other core's
+/// cache and wrote over lines the other core held (3-4x slower than local L2 on this VM).
+struct ThreadPool::Job {
+  Job(int64_t n, int threads, TsParallelBody body, void* closure)
+      : body(body), closure(closure), split(n, threads), runs(split.runs) {
+    for (int64_t k = 0; k < split.runs; ++k) {
+      runs[k].next = split.RunBegin(k);
+      runs[k].end = split.RunEnd(k);
+    }
+    completion.remaining = split.chunks;
+  }
+  /// One thread's run of chunks; claimed with an atomic counter (past `end`: exhausted).
+  struct alignas(64) Run {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  TsParallelBody body;
+  void* closure;
+  Split split;
+  std::vector<Run> runs;
+  std::atomic<int> joined{0};  // workers that took this job
+  Completion completion;
+};
+
+/// The slot a caller takes when it is free (the common case: one executor running a model),
+/// published without locks: a worker joins by reading one cache line and claiming a chunk,
+/// where the queue costs it a mutex, the queue's memory and a reference count, each a
+/// transfer from the caller's core (a worker joined a 4 us kernel's loop 1 us late, or not
+/// at all). Every claim carries the job's number, so a worker that read a finished job's
+/// fields claims nothing from the next job with them.
+struct ThreadPool::Fast {
+  alignas(64) std::atomic<uint64_t> job{0};  // number of the last job published
+  std::atomic<TsParallelBody> body{nullptr};
+  std::atomic<void*> closure{nullptr};
+  std::atomic<int64_t> n{0};        // the loop's extent; Split(n, threads) cuts it
+  std::atomic<int> caller_cpu{-1};  // where the caller runs (workers keep off that CPU)
+  /// Thread k's run: the job's number (its low 32 bits) in the high half, the next chunk
+  /// in the low half.
+  struct alignas(64) RunClaim {
+    std::atomic<uint64_t> packed{0};
+  };
+  std::vector<RunClaim> claims;
+  alignas(64) Completion completion;
+  alignas(64) std::atomic<bool> busy{false};  // a caller holds the slot
+
+  /// The chunk number of a run that has none (beyond any run's end).
+  static constexpr int64_t kExhausted = 0x7fffffff;
+
+  static uint64_t Pack(uint64_t job, int64_t chunk) {
+    return (job << 32) | static_cast<uint32_t>(chunk);
+  }
+
+  /// Claims the next chunk of run k of job `job`, or -1 when that run is exhausted or
+  /// the job is no longer the current one.
+  int64_t Claim(uint64_t job, int64_t k, int64_t end) {
+    std::atomic<uint64_t>& c = claims[static_cast<size_t>(k)].packed;
+    uint64_t v = c.load(std::memory_order_acquire);
+    while (true) {
+      if ((v >> 32) != (job & 0xffffffffu)) return -1;
+      int64_t chunk = static_cast<int64_t>(v & 0xffffffffu);
+      if (chunk >= end) return -1;
+      if (c.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) return chunk;
+    }
+  }
+
+  /// Runs chunks of job `job` as pool thread `thread` of `threads`: its own run first,
+  /// then the others'.
+  void Run(uint64_t job, int thread, int threads) {
+    // Acquire: a field of a newer job brings its claims with it (see RunInSlot), and
+    // those refuse `job`.
+    const TsParallelBody b = body.load(std::memory_order_acquire);
+    void* const cl = closure.load(std::memory_order_acquire);
+    const Split split(n.load(std::memory_order_acquire), threads);
+    for (int64_t i = 0; i < split.runs; ++i) {
+      const int64_t k = (thread + i) % split.runs;
+      for (int64_t chunk; (chunk = Claim(job, k, split.RunEnd(k))) >= 0;) {
+        // A successful claim means the job is live (this chunk is not done), so the
+        // fields read above were its own: the next job's are written only after every
+        // chunk of this one is done, and its claims before its fields.
+        completion.RunChunk(b, cl, split.ChunkBegin(chunk), split.ChunkBegin(chunk + 1));
+      }
+    }
+  }
+};
 
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0) num_threads = static_cast<int>(std::thread::hardware_concurrency());
@@ -258,26 +300,13 @@ void ThreadPool::StopWorkers() {
 }
 
 void ThreadPool::RunChunks(Job& job, int thread) {
-  const int runs = static_cast<int>(job.runs.size());
+  const int64_t runs = job.split.runs;
   // Its own run first, then the others' in turn (what a late or slow thread left).
-  for (int k = 0; k < runs; ++k) {
+  for (int64_t k = 0; k < runs; ++k) {
     Job::Run& run = job.runs[(thread + k) % runs];
-    while (true) {
-      int64_t chunk = run.next.fetch_add(1);
-      if (chunk >= run.end) break;
-      int64_t begin = job.n * chunk / job.num_chunks;
-      int64_t end = job.n * (chunk + 1) / job.num_chunks;
-      try {
-        job.body(job.closure, begin, end);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(job.mutex);
-        if (!job.error) job.error = std::current_exception();
-      }
-      if (job.remaining.fetch_sub(1) == 1) {
-        std::lock_guard<std::mutex> lock(job.mutex);
-        job.done.notify_all();
-      }
-    }
+    for (int64_t chunk; (chunk = run.next.fetch_add(1)) < run.end;)
+      job.completion.RunChunk(job.body, job.closure, job.split.ChunkBegin(chunk),
+                              job.split.ChunkBegin(chunk + 1));
   }
 }
 
@@ -312,7 +341,7 @@ void ThreadPool::WorkerLoop(int index) {
         }
       }
       seen = job;
-      fast.Run(job, index);
+      fast.Run(job, index, num_threads_);
       continue;
     }
     std::shared_ptr<Job> job;
@@ -334,9 +363,9 @@ void ThreadPool::WorkerLoop(int index) {
       job = jobs_.front();
       // Every worker it has a run for took it: nobody else needs to see this job (each
       // stays until no chunk is left).
-      if (job->joined.fetch_add(1) + 2 >= static_cast<int>(job->runs.size())) PopFront();
+      if (job->joined.fetch_add(1) + 2 >= job->split.runs) PopFront();
     }
-    RunChunks(*job, index % static_cast<int>(job->runs.size()));
+    RunChunks(*job, static_cast<int>(index % job->split.runs));
   }
 }
 
@@ -347,9 +376,7 @@ void ThreadPool::PopFront() {
 
 void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
   Fast& fast = *fast_;
-  const int64_t most = static_cast<int64_t>(num_threads_) * kChunksPerThread;
-  const int64_t chunks = n < most ? n : most;
-  const int64_t runs = std::min<int64_t>(num_threads_, chunks);
+  const Split split(n, num_threads_);
   const uint64_t job = fast.job.load(std::memory_order_relaxed) + 1;
   // The claims first, every thread's: a worker still holding the last job's number can
   // claim nothing once they carry this one, so it never runs a chunk with fields of this
@@ -357,14 +384,12 @@ void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
   // worker's acquire load of it).
   for (int64_t k = 0; k < num_threads_; ++k)
     fast.claims[static_cast<size_t>(k)].packed.store(
-        Fast::Pack(job, k < runs ? chunks * k / runs : Fast::kExhausted),
+        Fast::Pack(job, k < split.runs ? split.RunBegin(k) : Fast::kExhausted),
         std::memory_order_relaxed);
   fast.body.store(body, std::memory_order_release);
   fast.closure.store(closure, std::memory_order_release);
   fast.n.store(n, std::memory_order_release);
-  fast.num_chunks.store(chunks, std::memory_order_release);
-  fast.runs.store(runs, std::memory_order_release);
-  fast.remaining.store(chunks, std::memory_order_relaxed);
+  fast.completion.remaining.store(split.chunks, std::memory_order_relaxed);
   // A worker publishing a nested loop does not move the others: it is one of them.
   fast.caller_cpu.store(tls_worker_of == this ? -1 : CurrentCpu(), std::memory_order_relaxed);
   fast.job.store(job);  // publishes the fields above (sequentially consistent)
@@ -373,19 +398,9 @@ void ThreadPool::RunInSlot(int64_t n, TsParallelBody body, void* closure) {
     { std::lock_guard<std::mutex> lock(mutex_); }
     wake_.notify_all();
   }
-  fast.Run(job, 0);
-  if (!SpinUntil(spin_, [&] { return fast.remaining.load(std::memory_order_acquire) == 0; })) {
-    std::unique_lock<std::mutex> lock(fast.mutex);
-    fast.caller_waiting.store(true);
-    fast.done.wait(lock, [&] { return fast.remaining.load() == 0; });
-    fast.caller_waiting.store(false);
-  }
-  std::exception_ptr error;
-  {
-    std::lock_guard<std::mutex> lock(fast.mutex);
-    std::swap(error, fast.error);
-  }
-  if (error) std::rethrow_exception(error);
+  fast.Run(job, 0, num_threads_);
+  fast.completion.Wait(spin_);
+  if (std::exception_ptr error = fast.completion.TakeError()) std::rethrow_exception(error);
 }
 
 void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
@@ -403,20 +418,7 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
     RunInSlot(n, body, closure);
     return;
   }
-  auto job = std::make_shared<Job>();
-  job->body = body;
-  job->closure = closure;
-  job->n = n;
-  // More chunks than threads, claimed as they go: a worker that starts late takes fewer.
-  const int64_t most = static_cast<int64_t>(num_threads_) * kChunksPerThread;
-  job->num_chunks = n < most ? n : most;
-  job->remaining = job->num_chunks;
-  const int64_t runs = std::min<int64_t>(num_threads_, job->num_chunks);
-  job->runs = std::vector<Job::Run>(static_cast<size_t>(runs));
-  for (int64_t k = 0; k < runs; ++k) {
-    job->runs[k].next = job->num_chunks * k / runs;
-    job->runs[k].end = job->num_chunks * (k + 1) / runs;
-  }
+  auto job = std::make_shared<Job>(n, num_threads_, body, closure);
   bool sleeping = false;
   {
     std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
@@ -427,16 +429,13 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
   }
   // Spinning workers see the job without a wake-up; sleeping ones need one.
   if (sleeping) {
-    if (job->num_chunks - 1 >= static_cast<int64_t>(workers_.size()))
+    if (job->split.runs - 1 >= static_cast<int64_t>(workers_.size()))
       wake_.notify_all();
     else
-      for (int64_t i = 0; i < job->num_chunks - 1; ++i) wake_.notify_one();
+      for (int64_t i = 0; i < job->split.runs - 1; ++i) wake_.notify_one();
   }
   RunChunks(*job, 0);
-  if (!SpinUntil(spin_, [&] { return job->remaining.load(std::memory_order_acquire) == 0; })) {
-    std::unique_lock<std::mutex> lock(job->mutex);
-    job->done.wait(lock, [&] { return job->remaining.load() == 0; });
-  }
+  job->completion.Wait(spin_);
   {
     // Remove the job if no worker got to pop it (the caller claimed everything).
     std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
@@ -448,7 +447,7 @@ void ThreadPool::ParallelFor(int64_t n, TsParallelBody body, void* closure) {
         break;
       }
   }
-  if (job->error) std::rethrow_exception(job->error);
+  if (std::exception_ptr error = job->completion.TakeError()) std::rethrow_exception(error);
 }
 
 TsKernelEnv KernelEnvFor(ThreadPool* pool) {

@@ -470,13 +470,12 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
 
     // 3. The tiles, parallel over (block of output channels, band of rows); the bands of
     // one block (of one row group, below) are adjacent so a thread reuses that block's
-    // weights from cache. When one
-    // block's weights outgrow a quarter of L2 (ResNet-18's 3x3 convs at 14 x 14 and 7 x 7:
-    // 295 and 590 KiB), every band re-reads them and the first alone streams them from
-    // memory (in a whole network they are not cached: those convs ran twice as long as
-    // alone); then one thread runs all bands of a block, chunk by chunk of input channels
-    // whose weights stay in L1 (32 KiB), keeping partial sums in the output in between
-    // (the whole ResNet-18 in NCHW16c: 8% faster).
+    // weights from cache. When one block's weights outgrow a quarter of L2 (ResNet-18's
+    // 3x3 convs at 14 x 14 and 7 x 7: 295 and 590 KiB), every band re-reads them and the
+    // first alone streams them from memory (in a whole network they are not cached: those
+    // convs ran twice as long as alone); then one thread runs all bands of a block, chunk
+    // by chunk of input channels whose weights stay in L1 (32 KiB), keeping partial sums
+    // in the output in between (the whole ResNet-18 in NCHW16c: 8% faster).
     const int64_t bands = (c.oh + b.tile.rows - 1) / b.tile.rows;
     const int64_t blocks = c.ic / py, block_bytes = py * c.kh * c.kw * tc * 4;
     if (!depthwise && py > 1 && bands > 1 && blocks * block_bytes > (int64_t{256} << 10)) {
@@ -490,8 +489,8 @@ NestEmitter BlockedConv2DTemplate(const Conv2DShape& c, const TensorExpr& data,
     // One parallel loop over (image, block[, band]): f = (n * ocb_count + ocb)[ * bands + band].
     // With two bands or more, the bands split into kRowGroups groups first: f =
     // ((n * kRowGroups + group) * ocb_count + ocb) * per_group + band in the group, the last
-    // group one band short when the bands do not divide (its items of that band skip). The pool
-    // gives each thread a contiguous share of f, so with two threads each computes half the
+    // group one band short when the bands do not divide (its items of that band skip). The
+    // pool gives each thread a contiguous share of f, so with two threads each computes half the
     // rows of every block, as every such convolution in the network does: a depthwise
     // convolution then reads the rows its thread wrote, and the 1 x 1 convolution after it
     // reads its rows of every channel from its own core's cache, where a split by blocks
