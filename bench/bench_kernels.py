@@ -10,6 +10,7 @@ unfused; 3x3 stride-1 convolutions also with config native.winograd off (the dir
 template). Writes bench/results/kernels.{md,json}.
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_kernels.py [--repeat N] [--quick]
+       [--only SUBSTRING ...]  (the cases whose names contain one; the report is not written)
 """
 import argparse
 import json
@@ -134,6 +135,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="small shapes (a smoke run)")
     parser.add_argument("--out", default=str(ROOT / "results" / "kernels"))
+    parser.add_argument("--only", nargs="+", metavar="SUBSTRING",
+                        help="run only the cases whose names contain one of these; prints, "
+                             "writes no report")
     args = parser.parse_args()
 
     import torch
@@ -141,6 +145,8 @@ def main():
     pin_to_one_core()
     rows = []
     for name, func, inputs, torch_fn, (unit, amount) in cases(args.quick):
+        if args.only and not any(o in name for o in args.only):
+            continue
         mod = tessera.IRModule.from_expr(func)
         conv = name.startswith("resnet18.")
         with transform.PassContext(opt_level=3 if conv else 2):
@@ -173,6 +179,8 @@ def main():
         print(f"{name:44s} tessera {t_ms:8.3f} ms {rate(t_ms):7.1f} {unit}   "
               f"torch {p_ms:8.3f} ms {rate(p_ms):7.1f} {unit}   x{p_ms / t_ms:.2f}", flush=True)
 
+    if args.only:
+        return
     env = {"threads": 1, "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
            "torch": torch.__version__, "machine": platform.machine(),
            "cpu_flags_avx512f": "avx512f" in open("/proc/cpuinfo").read(),

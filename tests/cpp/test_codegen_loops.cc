@@ -298,6 +298,39 @@ TEST(CodegenLoops, VectorizedLoopsWithAndWithoutTails) {
   EXPECT_NE(body.find("8 lanes of float32"), std::string::npos) << body;
 }
 
+TEST(CodegenLoops, StreamingLoopsOverLargeBuffersPrefetchAhead) {
+  // A[i] * 2 + B[i] over 2^18 floats (1 MiB per buffer): every contiguous access prefetches
+  // 4 KiB ahead, the store's line for writing; 2^10 floats stay in cache and do not.
+  auto stream = [](int64_t n) {
+    Buffer a = MakeBuffer("A", {n}), b = MakeBuffer("B", {n}), c = MakeBuffer("C", {n});
+    tir::Var i = tir::MakeVar("i");
+    return MakePrimFunc({a, b, c}, 2,
+                        MakeFor(i, IntImm(0), IntImm(n), ForKind::kVectorized,
+                                MakeStore(c, MakeLoad(a, {i}) * FloatImm(2) + MakeLoad(b, {i}),
+                                          {i})));
+  };
+  std::string big = native::GenerateC({{"big", stream(int64_t{1} << 18)}});
+  for (const char* want : {"__builtin_prefetch((const char*)&A[", "__builtin_prefetch((const char*)&B[",
+                           "__builtin_prefetch((const char*)&C["}) {
+    EXPECT_NE(big.find(want), std::string::npos) << want << "\n" << big;
+  }
+  EXPECT_NE(big.find(" + 4096, 1, 3);"), std::string::npos) << big;
+  EXPECT_EQ(native::GenerateC({{"small", stream(1024)}}).find("__builtin_prefetch"),
+            std::string::npos);
+  ExpectMatchesInterp(stream(int64_t{1} << 18), "big", 21);
+  // An accumulation (C read and written in the loop) keeps its load slots for its operands.
+  int64_t n = int64_t{1} << 18;
+  Buffer a = MakeBuffer("A", {n}), c = MakeBuffer("C", {n});
+  tir::Var i = tir::MakeVar("i");
+  PrimFunc acc = MakePrimFunc(
+      {a, c}, 1,
+      MakeFor(i, IntImm(0), IntImm(n), ForKind::kVectorized,
+              MakeStore(c, MakeLoad(c, {i}) + MakeLoad(a, {i}), {i})));
+  std::string code = native::GenerateC({{"acc", acc}});
+  EXPECT_NE(code.find("lanes of float32"), std::string::npos) << code;
+  EXPECT_EQ(code.find("__builtin_prefetch"), std::string::npos) << code;
+}
+
 TEST(CodegenLoops, VectorizedLoopWithAnInvariantBranchAndElse) {
   // for i in [0, 37) vectorized: if (C[3] > 0) B[i] = A[i] * 2 else B[i] = A[i] + C[i]
   // (whole vectors and the tail both carry the branch; it once broke the C's nesting).

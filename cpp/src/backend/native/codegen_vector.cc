@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "codegen_internal.h"
+#include "tessera/runtime/dtype.h"
 #include "tessera/support/error.h"
 
 namespace tessera::native::detail {
@@ -153,6 +154,7 @@ class VectorEmitter {
         std::string at = "&" + e_->Buf(n->buffer.get(), "load").name + "[" +
                          e_->Offset(n->buffer.get(), n->indices) + "]";
         if (!lanes_.empty()) return "ts_vloadm_" + sfx_ + "(" + at + ", " + lanes_ + ")";
+        Prefetch(n->buffer.get(), at, false);
         return "ts_vload_" + sfx_ + "(" + at + ")";
       }
       case TypeIndex::kBinary: {
@@ -224,10 +226,13 @@ class VectorEmitter {
         std::string value = Vec(n->value);
         bound_.clear();
         std::string at = "&" + info.name + "[" + e_->Offset(n->buffer.get(), n->indices) + "]";
-        if (!lanes_.empty())
+        if (!lanes_.empty()) {
           e_->Line("ts_vstorem_" + sfx_ + "(" + at + ", " + value + ", " + lanes_ + ");");
-        else
+        } else {
+          Prefetch(n->buffer.get(), at, true);
           e_->Line("ts_vstore_" + sfx_ + "(" + at + ", " + value + ");");
+        }
+        prefetched_.clear();
         return;
       }
       case TypeIndex::kBlock: {
@@ -295,8 +300,34 @@ class VectorEmitter {
   /// Emits the body with loads and stores of the first `count` lanes only (a C
   /// expression; "" for whole vectors).
   void SetMaskedLanes(std::string count) { lanes_ = std::move(count); }
+  /// Whether contiguous accesses to buffers of at least kPrefetchMinBytes prefetch ahead.
+  void SetPrefetch(bool on) { prefetch_ = on; }
 
  private:
+  /// A buffer this large does not stay in a core's L2 cache: the core's own prefetchers did
+  /// not keep a compute-heavy loop fed from the L3 (exact GELU on 4M floats: 0.60 ns per
+  /// element, 0.47 with the software prefetches; exp 0.31 -> 0.29).
+  static constexpr int64_t kPrefetchMinBytes = int64_t{1} << 20;
+  /// How far ahead: 64 iterations of a 16-lane loop (1-16 KiB measured alike).
+  static constexpr int kPrefetchAheadBytes = 4096;
+
+  /// Emits a prefetch of the line kPrefetchAheadBytes after `at` (once per address in a
+  /// statement) when `buffer` is large; `write` fetches it for writing.
+  void Prefetch(const tir::BufferNode* buffer, const std::string& at, bool write) {
+    if (!prefetch_) return;
+    int64_t bytes = DTypeBytes(buffer->dtype);
+    for (int64_t d : buffer->shape) {
+      if (d <= 0 || bytes > (int64_t{1} << 40) / d) return;
+      bytes *= d;
+    }
+    if (bytes < kPrefetchMinBytes || !prefetched_.insert(at).second) return;
+    e_->Line("__builtin_prefetch((const char*)" + at + " + " + std::to_string(kPrefetchAheadBytes) +
+             ", " + (write ? "1" : "0") + ", 3);");
+  }
+
+  bool prefetch_ = false;
+  /// Addresses prefetched for the statement being emitted.
+  std::unordered_set<std::string> prefetched_;
   KernelEmitter* e_;
   DType elem_;
   /// The lanes a masked tail loads and stores ("": whole vectors).
@@ -327,6 +358,14 @@ bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
   accesses.clear();
   CollectAccesses(loop->body, &v.lin(), &accesses);
   if (!IterationsIndependent(accesses, v.lin()) || !v.OkStmt(loop->body, 0)) return false;
+  // Streaming loops prefetch, not accumulations (a buffer both read and written: a GEMM's or
+  // convolution's inner loop, whose operands the schedule keeps in cache, would spend load
+  // slots on it) nor register tiles.
+  bool streaming = true;
+  for (const Access& a : accesses)
+    streaming = streaming && !e->Buf(a.buffer, "access").on_stack &&
+                (a.is_store || !stored.count(a.buffer));
+  v.SetPrefetch(streaming);
 
   int lanes = e->vector_bytes() / (elem == DType::kFloat32 ? 4 : 8);
   std::string lo = e->Temp("lo"), hi = e->Temp("hi"), it = e->Temp("v");
