@@ -39,8 +39,9 @@ namespace {
 /// work buffers without zero fill. 4: constant matmul weights packed at compile time, packed
 /// panels prefetched by their first tile, power(x, 2) as x * x, small parallel loops run on
 /// the calling thread (-min_parallel_work), exact GELU through erfc, exp without selects and
-/// one-instruction vector min / max. 5: exp's final scaling by AVX-512's SCALEF.
-constexpr int kNativeCodeRevision = 5;
+/// one-instruction vector min / max. 5: exp's final scaling by AVX-512's SCALEF. 6: vector
+/// loops streaming over large buffers prefetch ahead.
+constexpr int kNativeCodeRevision = 6;
 
 }  // namespace
 
