@@ -115,6 +115,46 @@ def @main(%x: Tensor[(6, 16), float32], %wq: Tensor[(16, 16), float32],
 })");
 }
 
+/// Two dense layers of %x joined along axis 1 (%2) and fed to a third (%3); %x is (rows, 8)
+/// and `result` the body's last line.
+std::string ConcatOfDenseLayers(int rows, const std::string& result) {
+  std::string r = std::to_string(rows);
+  return "def @main(%x: Tensor[(" + r +
+         ", 8), float32], %w1: Tensor[(16, 8), float32], %w2: Tensor[(32, 8), float32], "
+         "%w3: Tensor[(4, 48), float32]) {\n"
+         "  %0 = nn.dense(%x, %w1);\n  %1 = nn.dense(%x, %w2);\n"
+         "  %2 = concatenate((%0, %1), axis=1);\n  %3 = nn.dense(%2, %w3);\n  " +
+         result + "\n}\n";
+}
+
+/// The number of concatenate calls the executable runs.
+size_t ConcatCalls(const runtime::Executable& exe) {
+  size_t n = 0;
+  for (const runtime::Instruction& ins : exe.instructions())
+    n += ins.symbol.find("concatenate") != std::string::npos;
+  return n;
+}
+
+TEST(BuildNative, ConcatenatedKernelResultsAreWrittenInPlace) {
+  // One row: each dense result is a contiguous part of the concatenation, which never runs.
+  auto exe = CheckNative(ConcatOfDenseLayers(1, "%3"));
+  EXPECT_EQ(ConcatCalls(*exe), 0u);
+  int parts = 0;
+  for (const runtime::Slot& s : exe->slots()) parts += s.view_of >= 0;
+  EXPECT_EQ(parts, 2);
+  // Two rows interleave the parts; a result read twice, a concatenation that is @main's
+  // result and one of @main's parameter keep the call.
+  EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(2, "%3"))), 1u);
+  EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "(%3, %0)"))), 1u);
+  EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "(%3, %2)"))), 1u);
+  EXPECT_EQ(ConcatCalls(*CheckNative(
+                "def @main(%x: Tensor[(1, 16), float32], %w: Tensor[(16, 16), float32],\n"
+                "          %v: Tensor[(4, 32), float32]) {\n"
+                "  %0 = nn.dense(%x, %w);\n  %1 = concatenate((%0, %x), axis=1);\n"
+                "  nn.dense(%1, %v)\n}\n")),
+            1u);
+}
+
 TEST(BuildNative, PassContextDecidesFusion) {
   const char* text = R"(
 def @main(%x: Tensor[(4, 8), float32]) {

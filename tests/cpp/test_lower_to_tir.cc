@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lower_test_util.h"
+#include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/structural_equal.h"
 #include "tessera/support/host_cpu.h"
@@ -101,6 +102,35 @@ def @main(%x: Tensor[(2, 6), float32], %y: Tensor[(2, 2), float32]) {
   %2 = concatenate(%1, axis=0);
   (%2, %0.1)
 })");
+}
+
+TEST(LowerToTIR, KernelsThatOnlyConcatenateSayAlongWhichAxis) {
+  // A lone concatenate (of a tuple param, the axis counted from the end) and one of two
+  // params in order carry concat_axis; one in another order or fused with relu do not.
+  IRModule lowered = LowerChecked(R"(
+def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
+  %0 = concatenate((%x, %y), axis=-1);
+  %1 = fn (%p0: Tensor[(2, 3), float32], %p1: Tensor[(2, 3), float32], Primitive=1) {
+    concatenate((%p0, %p1), axis=0)
+  };
+  %2 = fn (%q0: Tensor[(2, 3), float32], %q1: Tensor[(2, 3), float32], Primitive=1) {
+    concatenate((%q1, %q0), axis=0)
+  };
+  %3 = fn (%r0: Tensor[(2, 3), float32], %r1: Tensor[(2, 3), float32], Primitive=1) {
+    %c = concatenate((%r0, %r1), axis=0);
+    nn.relu(%c)
+  };
+  (%0, %1(%x, %y), %2(%x, %y), %3(%x, %y))
+})");
+  std::map<std::string, int64_t> axes;
+  for (const auto& [name, f] : lowered.functions())
+    if (const auto* pf = f.as<tir::PrimFuncNode>())
+      axes[name] = pf->attrs.Has(kConcatAxisAttr) ? pf->attrs.GetInt(kConcatAxisAttr) : -1;
+  EXPECT_EQ(axes, (std::map<std::string, int64_t>{{"fused_concatenate", 1},
+                                                   {"fused_concatenate_1", 0},
+                                                   {"fused_concatenate_2", -1},
+                                                   {"fused_concatenate_nn_relu", -1}}))
+      << PrintModule(lowered);
 }
 
 TEST(LowerToTIR, FuseOpsThenLower) {

@@ -11,6 +11,46 @@ namespace tessera::runtime {
 
 namespace {
 
+/// Checks the slots that are parts of others (Slot::view_of): each an intermediate of an
+/// intermediate whole that is no part itself, of its dtype, at a 64-byte aligned offset; the
+/// parts of a whole tile it exactly. Returns, per slot, how many parts it has.
+std::vector<int> CheckParts(const Program& p) {
+  const int num_slots = static_cast<int>(p.slots.size());
+  std::vector<std::vector<std::pair<size_t, size_t>>> ranges(num_slots);
+  std::vector<int> parts(num_slots, 0);
+  for (int i = 0; i < num_slots; ++i) {
+    const Slot& s = p.slots[i];
+    if (s.view_of == -1) continue;
+    int w = s.view_of;
+    if (w < 0 || w >= num_slots || w == i || s.kind != SlotKind::kIntermediate ||
+        p.slots[w].kind != SlotKind::kIntermediate || p.slots[w].view_of != -1 ||
+        p.slots[w].dtype != s.dtype)
+      TS_THROW(kValue) << "executable: slot " << i << " is a part of slot " << w
+                       << ", which is not an intermediate of its dtype that is no part itself";
+    if (s.view_offset % 64 != 0 || s.view_offset > p.slots[w].bytes ||
+        s.bytes > p.slots[w].bytes - s.view_offset)
+      TS_THROW(kValue) << "executable: slot " << i << " at byte " << s.view_offset
+                       << " is not an aligned part of slot " << w;
+    ranges[w].push_back({s.view_offset, s.view_offset + s.bytes});
+    parts[w] += 1;
+  }
+  for (int w = 0; w < num_slots; ++w) {
+    if (ranges[w].empty()) continue;
+    std::sort(ranges[w].begin(), ranges[w].end());
+    size_t end = 0;
+    for (const auto& [lo, hi] : ranges[w]) {
+      if (lo != end)
+        TS_THROW(kValue) << "executable: the parts of slot " << w << " overlap or leave a gap at byte "
+                         << std::min(lo, end);
+      end = hi;
+    }
+    if (end != p.slots[w].bytes)
+      TS_THROW(kValue) << "executable: the parts of slot " << w << " end at byte " << end
+                       << " of " << p.slots[w].bytes;
+  }
+  return parts;
+}
+
 /// Checks every index, size and reference of `p`, so a damaged or hand-made program is an
 /// error here rather than a wild pointer in a kernel. Returns the output buffer count.
 int CheckProgram(const Program& p) {
@@ -52,6 +92,7 @@ int CheckProgram(const Program& p) {
         TS_THROW(kValue) << "executable: slot " << i << " has an unknown kind";
     }
   }
+  std::vector<int> parts_left = CheckParts(p);
   for (size_t i = 0; i < input_seen.size(); ++i)
     if (!input_seen[i]) TS_THROW(kValue) << "executable: parameter " << i << " has no slot";
   for (int i = 0; i < num_outputs; ++i)
@@ -72,14 +113,22 @@ int CheckProgram(const Program& p) {
                          << ") names slot " << slot << " of " << num_slots;
       bool is_output = a >= n - ins.num_outputs;
       SlotKind kind = p.slots[slot].kind;
-      if (is_output && (kind == SlotKind::kInput || kind == SlotKind::kConstant || defined[slot]))
+      if (is_output && (kind == SlotKind::kInput || kind == SlotKind::kConstant || defined[slot] ||
+                        parts_left[slot] > 0))
         TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol << ") writes slot "
-                         << slot << ", which is an input, a constant or already written";
+                         << slot << ", which is an input, a constant, made of parts or already "
+                                    "written";
       if (!is_output && !defined[slot])
         TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol << ") reads slot "
                          << slot << " before it is written";
     }
-    for (int a = n - ins.num_outputs; a < n; ++a) defined[ins.args[a]] = true;
+    for (int a = n - ins.num_outputs; a < n; ++a) {
+      int slot = ins.args[a];
+      defined[slot] = true;
+      // A slot made of parts is written once its last part is.
+      if (int whole = p.slots[slot].view_of; whole >= 0 && --parts_left[whole] == 0)
+        defined[whole] = true;
+    }
   }
   for (int slot : p.output_slots)
     if (slot < 0 || slot >= num_slots || !defined[slot])

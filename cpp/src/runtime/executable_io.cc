@@ -21,14 +21,24 @@ namespace {
 // against a crafted file: a saved program holds native code that is loaded and run.
 constexpr char kMagic[] = "TESSERA-EXEC";
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
-constexpr uint32_t kVersion = 3;
+// Version 4 added slots that are parts of others (two more fields of a slot); a version 3
+// file is a version 4 file without them.
+constexpr uint32_t kVersion = 4;
+constexpr uint32_t kOldestVersion = 3;
 constexpr size_t kDigestLen = 64;
 constexpr const char* kSlotKinds[] = {"input", "constant", "intermediate", "output"};
 
 nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::string& report) {
   nlohmann::json slots = nlohmann::json::array();
-  for (const Slot& s : p.slots)
-    slots.push_back({kSlotKinds[static_cast<int>(s.kind)], DTypeName(s.dtype), s.shape, s.index});
+  for (const Slot& s : p.slots) {
+    nlohmann::json slot = {kSlotKinds[static_cast<int>(s.kind)], DTypeName(s.dtype), s.shape,
+                           s.index};
+    if (s.view_of >= 0) {
+      slot.push_back(s.view_of);
+      slot.push_back(s.view_offset);
+    }
+    slots.push_back(std::move(slot));
+  }
   nlohmann::json calls = nlohmann::json::array();
   for (const Instruction& ins : p.instructions)
     calls.push_back({ins.symbol, ins.args, ins.num_outputs});
@@ -55,6 +65,10 @@ Program ProgramFromJson(const std::string& text, const std::string& blob, int* n
       slot.dtype = ParseDTypeOrThrow(s.at(1).get<std::string>(), "executable slot");
       slot.shape = s.at(2).get<std::vector<int64_t>>();
       slot.index = s.at(3).get<int>();
+      if (s.size() > 4) {
+        slot.view_of = s.at(4).get<int>();
+        slot.view_offset = s.at(5).get<size_t>();
+      }
       slot.bytes = static_cast<size_t>(ShapeNumElements(slot.shape)) * DTypeBytes(slot.dtype);
       p.slots.push_back(std::move(slot));
     }
@@ -120,9 +134,10 @@ std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) 
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i)
     version |= uint32_t(static_cast<unsigned char>(bytes[kMagicLen + i])) << (8 * i);
-  if (version != kVersion)
+  if (version < kOldestVersion || version > kVersion)
     TS_THROW(kParse) << "executable has format version " << version << "; this build reads "
-                     << kVersion << " (rebuild the program with this version)";
+                     << kOldestVersion << " to " << kVersion
+                     << " (rebuild the program with this version)";
   size_t body_end = bytes.size() - kDigestLen;
   if (bytes.compare(body_end, kDigestLen, Sha256Hex(bytes.data(), body_end)) != 0)
     TS_THROW(kParse) << "executable is damaged or truncated (checksum mismatch)";

@@ -17,12 +17,12 @@ size_t AlignUp(size_t n) {
 
 MemoryPlanStats PlanMemory(std::vector<Slot>& slots, const std::vector<Instruction>& program) {
   MemoryPlanStats stats;
-  std::vector<int> last_use(slots.size(), -1);
-  for (size_t i = 0; i < program.size(); ++i) {
-    const Instruction& ins = program[i];
-    for (size_t a = 0; a < ins.args.size() - ins.num_outputs; ++a)
-      last_use[ins.args[a]] = static_cast<int>(i);
-  }
+  // A part (Slot::view_of) lives in its whole's storage: the whole is placed when its first
+  // part is written and released after the last call that reads or writes it or a part.
+  auto root = [&](int s) { return slots[s].view_of >= 0 ? slots[s].view_of : s; };
+  std::vector<int> last_event(slots.size(), -1);
+  for (size_t i = 0; i < program.size(); ++i)
+    for (int a : program[i].args) last_event[root(a)] = static_cast<int>(i);
   std::vector<size_t> storage_size;
   std::vector<int> free_list;  // storage ids, kept sorted for determinism
   auto allocate = [&](size_t bytes) {
@@ -43,27 +43,27 @@ MemoryPlanStats PlanMemory(std::vector<Slot>& slots, const std::vector<Instructi
   auto release = [&](int storage) {
     free_list.insert(std::lower_bound(free_list.begin(), free_list.end(), storage), storage);
   };
+  for (Slot& slot : slots)
+    if (slot.kind == SlotKind::kIntermediate) slot.storage = -1;
   for (size_t i = 0; i < program.size(); ++i) {
     const Instruction& ins = program[i];
     size_t first_out = ins.args.size() - ins.num_outputs;
     for (size_t a = first_out; a < ins.args.size(); ++a) {
-      Slot& slot = slots[ins.args[a]];
-      if (slot.kind != SlotKind::kIntermediate) continue;
+      Slot& slot = slots[root(ins.args[a])];
+      if (slot.kind != SlotKind::kIntermediate || slot.storage >= 0) continue;
       slot.storage = allocate(AlignUp(slot.bytes));
       stats.num_intermediates += 1;
       stats.total_intermediate_bytes += AlignUp(slot.bytes);
     }
     // Released only after this call's outputs are placed, so they never alias its inputs.
     std::vector<int> done;
-    for (size_t a = 0; a < first_out; ++a)
-      if (slots[ins.args[a]].kind == SlotKind::kIntermediate && last_use[ins.args[a]] == int(i))
-        done.push_back(ins.args[a]);
-    for (size_t a = first_out; a < ins.args.size(); ++a)
-      if (slots[ins.args[a]].kind == SlotKind::kIntermediate && last_use[ins.args[a]] < 0)
-        done.push_back(ins.args[a]);  // an output nobody reads
+    for (int a : ins.args)
+      if (slots[root(a)].kind == SlotKind::kIntermediate && last_event[root(a)] == int(i))
+        done.push_back(root(a));
     std::sort(done.begin(), done.end());
     done.erase(std::unique(done.begin(), done.end()), done.end());
-    for (int s : done) release(slots[s].storage);
+    for (int s : done)
+      if (slots[s].storage >= 0) release(slots[s].storage);
   }
   std::vector<size_t> offset(storage_size.size());
   size_t total = 0;
@@ -72,8 +72,13 @@ MemoryPlanStats PlanMemory(std::vector<Slot>& slots, const std::vector<Instructi
     total += storage_size[s];
   }
   for (Slot& slot : slots)
-    if (slot.kind == SlotKind::kIntermediate && slot.storage >= 0)
+    if (slot.kind == SlotKind::kIntermediate && slot.view_of < 0 && slot.storage >= 0)
       slot.offset = offset[slot.storage];
+  for (Slot& slot : slots)
+    if (slot.kind == SlotKind::kIntermediate && slot.view_of >= 0) {
+      slot.storage = slots[slot.view_of].storage;
+      slot.offset = slots[slot.view_of].offset + slot.view_offset;
+    }
   stats.arena_bytes = total;
   stats.num_storages = static_cast<int>(storage_size.size());
   return stats;

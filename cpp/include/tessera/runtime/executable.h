@@ -28,6 +28,11 @@ struct Slot {
   int index = -1;     ///< input position, constant index or output-buffer index
   int storage = -1;   ///< kIntermediate: storage id in the arena
   size_t offset = 0;  ///< kIntermediate: byte offset in the arena
+  /// kIntermediate: the slot this one is a part of (-1: none). A slot with parts is the
+  /// concatenation of its parts' bytes, which cover it: kernels write the parts in place and
+  /// nothing writes the whole (a concatenation the program does not run).
+  int view_of = -1;
+  size_t view_offset = 0;  ///< bytes from the start of `view_of`, a multiple of 64
 };
 
 /// One kernel call: buffers are slots (inputs, then outputs).

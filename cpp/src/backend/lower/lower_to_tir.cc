@@ -230,6 +230,26 @@ std::pair<Function, std::vector<Expr>> BindConstantWeights(const Function& prim,
       std::move(kept)};
 }
 
+/// The axis (from 0) along which `prim` only concatenates its parameters, in order; -1 when
+/// it computes anything else.
+int64_t PureConcatAxis(const Function& prim) {
+  const auto* call = prim->body.as<CallNode>();
+  const OpNode* op = call ? call->op() : nullptr;
+  const auto* out = prim->body->checked_type_or_null().as<TensorTypeNode>();
+  if (!op || op->name != "concatenate" || call->args.size() != 1 || !out) return -1;
+  std::vector<const ExprNode*> fields, params;
+  if (const auto* t = call->args[0].as<TupleNode>()) {
+    for (const Expr& f : t->fields) fields.push_back(f.get());
+  } else {
+    fields.push_back(call->args[0].get());
+  }
+  for (const Var& p : prim->params) params.push_back(p.get());
+  if (fields != params) return -1;
+  int64_t axis = call->attrs.GetInt("axis"), ndim = static_cast<int64_t>(out->shape.size());
+  if (axis < 0) axis += ndim;
+  return axis >= 0 && axis < ndim ? axis : -1;
+}
+
 Expr ModuleLowerer::LowerCall(const Function& original, const std::vector<Expr>& original_args,
                               const Type& out_type) {
   auto [prim, args] = BindConstantWeights(original, original_args);
@@ -244,6 +264,11 @@ Expr ModuleLowerer::LowerCall(const Function& original, const std::vector<Expr>&
     std::string base = lower::KernelName(prim);
     lower::LoweredPrimitive lowered = lower::LowerPrimitiveWithConstants(prim, base);
     tir::PrimFunc func = lower::ScheduleDefault(lowered.func);
+    if (int64_t axis = PureConcatAxis(prim); axis >= 0) {
+      Attrs attrs = func->attrs;
+      attrs.Set(kConcatAxisAttr, AttrValue(axis));
+      func = tir::MakePrimFunc(func->params, func->num_outputs, func->body, attrs);
+    }
     size_t func_hash = StructuralHash(Expr(func));
     const SharedPrimFunc* shared = nullptr;
     for (const SharedPrimFunc& s : shared_)
