@@ -115,13 +115,13 @@ def @main(%x: Tensor[(6, 16), float32], %wq: Tensor[(16, 16), float32],
 })");
 }
 
-/// Two dense layers of %x joined along axis 1 (%2) and fed to a third (%3); %x is (rows, 8)
-/// and `result` the body's last line.
-std::string ConcatOfDenseLayers(int rows, const std::string& result) {
-  std::string r = std::to_string(rows);
-  return "def @main(%x: Tensor[(" + r +
-         ", 8), float32], %w1: Tensor[(16, 8), float32], %w2: Tensor[(32, 8), float32], "
-         "%w3: Tensor[(4, 48), float32]) {\n"
+/// Two dense layers of %x (`units` and 32 wide) joined along axis 1 (%2) and fed to a third
+/// (%3); %x is (rows, 8) and `result` the body's last line.
+std::string ConcatOfDenseLayers(int rows, const std::string& result, int units = 16) {
+  std::string r = std::to_string(rows), u = std::to_string(units), all = std::to_string(units + 32);
+  return "def @main(%x: Tensor[(" + r + ", 8), float32], %w1: Tensor[(" + u +
+         ", 8), float32], %w2: Tensor[(32, 8), float32], %w3: Tensor[(4, " + all +
+         "), float32]) {\n"
          "  %0 = nn.dense(%x, %w1);\n  %1 = nn.dense(%x, %w2);\n"
          "  %2 = concatenate((%0, %1), axis=1);\n  %3 = nn.dense(%2, %w3);\n  " +
          result + "\n}\n";
@@ -145,6 +145,8 @@ TEST(BuildNative, ConcatenatedKernelResultsAreWrittenInPlace) {
   // Two rows interleave the parts; a result read twice, a concatenation that is @main's
   // result and one of @main's parameter keep the call.
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(2, "%3"))), 1u);
+  // 4 floats (16 bytes) first: the second part would start unaligned.
+  EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "%3", 4))), 1u);
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "(%3, %0)"))), 1u);
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "(%3, %2)"))), 1u);
   EXPECT_EQ(ConcatCalls(*CheckNative(

@@ -310,8 +310,9 @@ TEST(CodegenLoops, StreamingLoopsOverLargeBuffersPrefetchAhead) {
                                           {i})));
   };
   std::string big = native::GenerateC({{"big", stream(int64_t{1} << 18)}});
-  for (const char* want : {"__builtin_prefetch((const char*)&A[", "__builtin_prefetch((const char*)&B[",
-                           "__builtin_prefetch((const char*)&C["}) {
+  for (const char* want :
+       {"__builtin_prefetch((const char*)&A[", "__builtin_prefetch((const char*)&B[",
+        "__builtin_prefetch((const char*)&C["}) {
     EXPECT_NE(big.find(want), std::string::npos) << want << "\n" << big;
   }
   EXPECT_NE(big.find(" + 4096, 1, 3);"), std::string::npos) << big;

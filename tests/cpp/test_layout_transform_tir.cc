@@ -173,6 +173,10 @@ primfn @f(%X: Buffer[(1, 2, 2, 3, 4), float32]) -> (%Y: Buffer[(1, 2, 2, 3, 4), 
   NDArray want = blocked.Apply(RunF(f, {x})[0]);
   ExpectSame(want, RunF(g, {blocked.Apply(x)})[0]);
   ExpectSame(want, RunF(h, {blocked.Apply(x)})[0]);
+  // A promise about the old buffers (the kernel only concatenates) does not survive.
+  tir::PrimFunc promised = tir::MakePrimFunc(f->params, f->num_outputs, f->body,
+                                             f->attrs.With(attr::kConcatAxis, AttrValue(int64_t{1})));
+  EXPECT_FALSE(TransformLayout(promised, "X", blocked)->attrs.Has(attr::kConcatAxis));
 }
 
 const char* kScale6 = R"(

@@ -125,7 +125,7 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
   std::map<std::string, int64_t> axes;
   for (const auto& [name, f] : lowered.functions())
     if (const auto* pf = f.as<tir::PrimFuncNode>())
-      axes[name] = pf->attrs.Has(kConcatAxisAttr) ? pf->attrs.GetInt(kConcatAxisAttr) : -1;
+      axes[name] = pf->attrs.Has(attr::kConcatAxis) ? pf->attrs.GetInt(attr::kConcatAxis) : -1;
   EXPECT_EQ(axes, (std::map<std::string, int64_t>{{"fused_concatenate", 1},
                                                    {"fused_concatenate_1", 0},
                                                    {"fused_concatenate_2", -1},

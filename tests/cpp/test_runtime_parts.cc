@@ -39,10 +39,30 @@ Program PartsProgram() {
   return p;
 }
 
+/// One kernel writing both halves: B = A + 1, C = 2 A.
+const char* kSplit = R"(primfn @split(%A: Buffer[(16), float32], global_symbol="split_k") -> (%B: Buffer[(16), float32], %C: Buffer[(16), float32]) {
+  for %i: int32 in 0 +: 16 {
+    block "c"(%vi: int32 in 0 +: 16 spatial = %i) reads(%A[%vi]) writes(%B[%vi], %C[%vi]) {
+      %B[%vi] = %A[%vi] + 1f;
+      %C[%vi] = %A[%vi] * 2f;
+    }
+  }
+}
+)";
+
 runtime::Module Kernels() {
   IRModule mod = ParseModule(testing_runtime::StdKernels(16) +
-                             testing_runtime::ElemwiseFn("add_one32", 32, 1, "%A[%vi] + 1f"));
+                             testing_runtime::ElemwiseFn("add_one32", 32, 1, "%A[%vi] + 1f") +
+                             kSplit);
   return testing_runtime::InterpKernels(mod);
+}
+
+/// The format version in a saved executable's header.
+uint32_t SavedVersion(const Executable& exe) {
+  std::string bytes = exe.SaveToBytes();
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= uint32_t(static_cast<unsigned char>(bytes[12 + i])) << (8 * i);
+  return v;
 }
 
 /// What PartsProgram computes for x = Iota({16}, -3).
@@ -65,11 +85,31 @@ TEST(RuntimeParts, KernelsWriteThePartsOfTheWholeALaterCallReads) {
   EXPECT_EQ(exe->memory_plan().arena_bytes, 128u);
   std::map<std::string, NDArray> in{{"x", Iota({16}, -3.0f)}};
   EXPECT_TRUE(Executor(exe).Run(in)[0].BitwiseEqual(Expected()));
-  // The parts survive a file.
+  // The parts survive a file (of format version 4; without parts, version 3).
+  EXPECT_EQ(SavedVersion(*exe), 4u);
+  Program plain = PartsProgram();
+  plain.slots[1].view_of = plain.slots[2].view_of = -1;
+  plain.instructions = {{"add_one_k", {0, 1}, 1}};
+  plain.slots[4].shape = {16};
+  plain.slots[4].bytes = 64;
+  plain.output_slots = {1};
+  plain.slots[1].kind = SlotKind::kOutput;
+  plain.slots[1].index = 0;
+  plain.slots[4].kind = SlotKind::kIntermediate;
+  plain.slots[4].index = -1;
+  EXPECT_EQ(SavedVersion(*Executable::Create(plain, Kernels())), 3u);
   auto loaded = Executable::LoadFromBytes(exe->SaveToBytes());
   EXPECT_EQ(loaded->slots()[2].view_of, 3);
   EXPECT_EQ(loaded->slots()[2].view_offset, 64u);
   EXPECT_TRUE(Executor(loaded).Run(in)[0].BitwiseEqual(Expected()));
+}
+
+TEST(RuntimeParts, OneKernelWritesBothParts) {
+  Program p = PartsProgram();
+  p.instructions = {{"split_k", {0, 1, 2}, 2}, {"add_one32_k", {3, 4}, 1}};
+  auto exe = Executable::Create(p, Kernels());
+  std::map<std::string, NDArray> in{{"x", Iota({16}, -3.0f)}};
+  EXPECT_TRUE(Executor(exe).Run(in)[0].BitwiseEqual(Expected()));
 }
 
 TEST(RuntimeParts, MisplacedPartsAreErrors) {
@@ -96,6 +136,9 @@ TEST(RuntimeParts, MisplacedPartsAreErrors) {
   bad([](Program& p) { std::swap(p.instructions[1], p.instructions[2]); },
       "reads slot 3 before it is written");
   bad([](Program& p) { p.instructions[2].args = {0, 3}; }, "made of parts");
+  // One call writing a part twice would leave the other part unwritten.
+  bad([](Program& p) { p.instructions = {{"split_k", {0, 1, 1}, 2}, {"add_one32_k", {3, 4}, 1}}; },
+      "already written");
 }
 
 }  // namespace

@@ -205,7 +205,7 @@ TS_CAPI_EXPORT TsStatus TsExecutableGetKernels(TsExecutable executable, TsString
 typedef struct TsMemoryPlan {
   size_t arena_bytes;              /**< peak intermediate bytes (the arena's size) */
   int32_t num_storages;            /**< storages the intermediates share */
-  int32_t num_intermediates;       /**< intermediate tensors */
+  int32_t num_intermediates;       /**< intermediate tensors with storage (not parts) */
   size_t total_intermediate_bytes; /**< what one buffer per intermediate would take */
 } TsMemoryPlan;
 /** Fills `*out` with the executable's memory plan. */

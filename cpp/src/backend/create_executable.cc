@@ -3,7 +3,6 @@
 #include <unordered_map>
 
 #include "tessera/backend/build.h"
-#include "tessera/backend/lower/lower_to_tir.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 #include "tessera/target/backend_registry.h"
@@ -59,7 +58,7 @@ class Builder {
 
   std::vector<Slot> slots;
   std::vector<Instruction> program;
-  /// Per call: the axis its kernel only concatenates along (kConcatAxisAttr), else -1.
+  /// Per call: the axis its kernel only concatenates along (attr::kConcatAxis), else -1.
   std::vector<int64_t> concat_axis;
   std::vector<NDArray> constants;
   std::vector<int> outputs;
@@ -223,16 +222,25 @@ void PlaceConcatInputsInPlace(std::vector<Slot>& slots, std::vector<Instruction>
     bool ok = free_intermediate(out) && !is_whole[out] && ins.args.size() >= 2;
     for (int64_t d = 0; ok && d < concat_axis[k] && d < int64_t(whole.shape.size()); ++d)
       ok = whole.shape[d] == 1;
+    // The inputs' shapes must join into the output's (the attr promises the kernel's body;
+    // the slots are checked here too).
     size_t offset = 0;
+    int64_t joined = 0;
+    const size_t axis = static_cast<size_t>(concat_axis[k]);
     std::vector<size_t> offsets;
     for (size_t a = 0; ok && a + 1 < ins.args.size(); ++a) {
-      int in = ins.args[a];
-      ok = free_intermediate(in) && !is_whole[in] && reads[in] == 1 &&
-           slots[in].dtype == whole.dtype && offset % 64 == 0;
+      const Slot& in = slots[ins.args[a]];
+      ok = free_intermediate(ins.args[a]) && !is_whole[ins.args[a]] && reads[ins.args[a]] == 1 &&
+           in.dtype == whole.dtype && offset % 64 == 0 && in.shape.size() == whole.shape.size() &&
+           axis < in.shape.size();
+      for (size_t d = 0; ok && d < in.shape.size(); ++d)
+        ok = d == axis || in.shape[d] == whole.shape[d];
+      if (!ok) break;
+      joined += in.shape[axis];
       offsets.push_back(offset);
-      offset += slots[in].bytes;
+      offset += in.bytes;
     }
-    if (!ok || offset != whole.bytes) continue;
+    if (!ok || joined != whole.shape[axis] || offset != whole.bytes) continue;
     for (size_t a = 0; a + 1 < ins.args.size(); ++a) {
       slots[ins.args[a]].view_of = out;
       slots[ins.args[a]].view_offset = offsets[a];
@@ -259,7 +267,7 @@ std::shared_ptr<runtime::Executable> CreateExecutable(const IRModule& lowered,
   for (const auto& [name, func] : lowered.functions())
     if (const auto* pf = func.as<tir::PrimFuncNode>()) {
       symbol_of[name] = GlobalSymbolOf(name, func.get());
-      if (const AttrValue* axis = pf->attrs.Find(kConcatAxisAttr); axis && axis->is_int())
+      if (const AttrValue* axis = pf->attrs.Find(attr::kConcatAxis); axis && axis->is_int())
         concat_axis_of[name] = axis->AsInt();
     }
   Builder b(main, symbol_of, concat_axis_of);

@@ -183,7 +183,9 @@ LiftedLayoutRewrites LiftLayoutRewrites(const tir::PrimFunc& func) {
   for (size_t i = allocs.size(); i-- > 0;)
     if (!hoisted.count(allocs[i]->buffer.get()))
       body = tir::MakeAllocate(allocs[i]->buffer, body, allocs[i]->zero_fill);
-  out.func = tir::MakePrimFunc(new_params, func->num_outputs, body, func->attrs);
+  Attrs attrs = func->attrs;
+  attrs.Erase(attr::kConcatAxis);  // its params changed: the promise was about the old ones
+  out.func = tir::MakePrimFunc(new_params, func->num_outputs, body, attrs);
   return out;
 }
 

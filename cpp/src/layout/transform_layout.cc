@@ -212,7 +212,9 @@ tir::PrimFunc Transform(const tir::PrimFunc& func, const Buffer& buffer, const I
     is_param = true;
   }
   if (is_param && fill.defined() && rewriter.written()) body = tir::MakeSeq({fill, body});
-  return tir::MakePrimFunc(params, func->num_outputs, body, func->attrs);
+  Attrs attrs = func->attrs;
+  attrs.Erase(attr::kConcatAxis);  // the body no longer just concatenates its params
+  return tir::MakePrimFunc(params, func->num_outputs, body, attrs);
 }
 
 }  // namespace

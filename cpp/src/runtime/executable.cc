@@ -40,8 +40,8 @@ std::vector<int> CheckParts(const Program& p) {
     size_t end = 0;
     for (const auto& [lo, hi] : ranges[w]) {
       if (lo != end)
-        TS_THROW(kValue) << "executable: the parts of slot " << w << " overlap or leave a gap at byte "
-                         << std::min(lo, end);
+        TS_THROW(kValue) << "executable: the parts of slot " << w
+                         << " overlap or leave a gap at byte " << std::min(lo, end);
       end = hi;
     }
     if (end != p.slots[w].bytes)
@@ -121,9 +121,8 @@ int CheckProgram(const Program& p) {
       if (!is_output && !defined[slot])
         TS_THROW(kValue) << "executable: call " << k << " (" << ins.symbol << ") reads slot "
                          << slot << " before it is written";
-    }
-    for (int a = n - ins.num_outputs; a < n; ++a) {
-      int slot = ins.args[a];
+      if (!is_output) continue;
+      // Marked here, not after the call, so a slot a call writes twice is an error above.
       defined[slot] = true;
       // A slot made of parts is written once its last part is.
       if (int whole = p.slots[slot].view_of; whole >= 0 && --parts_left[whole] == 0)

@@ -21,8 +21,8 @@ namespace {
 // against a crafted file: a saved program holds native code that is loaded and run.
 constexpr char kMagic[] = "TESSERA-EXEC";
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
-// Version 4 added slots that are parts of others (two more fields of a slot); a version 3
-// file is a version 4 file without them.
+// Version 4 added slots that are parts of others (two more fields of a slot); a program
+// without parts is written as version 3, which earlier builds read.
 constexpr uint32_t kVersion = 4;
 constexpr uint32_t kOldestVersion = 3;
 constexpr size_t kDigestLen = 64;
@@ -49,8 +49,8 @@ nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::strin
 }
 
 /// Reads the program written by ProgramToJson; constants come from `blob`.
-Program ProgramFromJson(const std::string& text, const std::string& blob, int* num_threads,
-                        std::string* report) {
+Program ProgramFromJson(const std::string& text, const std::string& blob, uint32_t version,
+                        int* num_threads, std::string* report) {
   Program p;
   try {
     nlohmann::json j = nlohmann::json::parse(text);
@@ -65,7 +65,12 @@ Program ProgramFromJson(const std::string& text, const std::string& blob, int* n
       slot.dtype = ParseDTypeOrThrow(s.at(1).get<std::string>(), "executable slot");
       slot.shape = s.at(2).get<std::vector<int64_t>>();
       slot.index = s.at(3).get<int>();
-      if (s.size() > 4) {
+      if (s.size() != 4 && (s.size() != 6 || version < 4))
+        TS_THROW(kParse) << "executable: a slot of format version " << version << " has "
+                         << s.size() << " fields";
+      if (s.size() == 6) {
+        if (!s.at(4).is_number_integer() || !s.at(5).is_number_unsigned())
+          TS_THROW(kParse) << "executable: a slot's part fields are not integers";
         slot.view_of = s.at(4).get<int>();
         slot.view_offset = s.at(5).get<size_t>();
       }
@@ -117,7 +122,10 @@ std::string Executable::SaveToBytes() const {
     blob.append(static_cast<const char*>(c.data()), c.NumBytes());
   std::string tree = SerializeModuleTree(module_);
   std::string out(kMagic, kMagicLen);
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kVersion >> (8 * i)) & 0xff));
+  bool parts = false;
+  for (const Slot& s : program_.slots) parts = parts || s.view_of >= 0;
+  const uint32_t version = parts ? kVersion : kOldestVersion;
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((version >> (8 * i)) & 0xff));
   for (const std::string* section : {&json, &blob, &tree}) {
     PutU64(out, section->size());
     out += *section;
@@ -158,7 +166,7 @@ std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) 
 
   int num_threads = 0;
   std::string report;
-  Program program = ProgramFromJson(json, blob, &num_threads, &report);
+  Program program = ProgramFromJson(json, blob, version, &num_threads, &report);
   std::shared_ptr<Executable> exe;
   try {
     exe = Create(std::move(program), DeserializeModuleTree(tree));

@@ -3,11 +3,15 @@
 
 #include <algorithm>
 
+#include "tessera/support/error.h"
+
 namespace tessera::runtime {
 
 namespace {
 
 constexpr size_t kAlign = 64;  // kernels may assume NDArray's alignment
+/// Beyond this the arena's size (and its offsets) could wrap: a crafted file's slots.
+constexpr size_t kMaxArenaBytes = size_t{1} << 48;
 
 size_t AlignUp(size_t n) {
   return (n + kAlign - 1) / kAlign * kAlign;
@@ -69,6 +73,9 @@ MemoryPlanStats PlanMemory(std::vector<Slot>& slots, const std::vector<Instructi
   size_t total = 0;
   for (size_t s = 0; s < storage_size.size(); ++s) {
     offset[s] = total;
+    if (storage_size[s] > kMaxArenaBytes - total)
+      TS_THROW(kValue) << "executable: the intermediates need more than " << kMaxArenaBytes
+                       << " bytes at once";
     total += storage_size[s];
   }
   for (Slot& slot : slots)

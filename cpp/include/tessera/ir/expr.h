@@ -182,6 +182,10 @@ inline constexpr const char* kComposite = "Composite";
 inline constexpr const char* kCompiler = "Compiler";
 inline constexpr const char* kGlobalSymbol = "global_symbol";
 inline constexpr const char* kSkipOptimization = "SkipOptimization";
+/// A PrimFunc attr (an int): the kernel only concatenates its inputs, in order, along this
+/// axis, so an executable may place the inputs in the output instead of running it. A
+/// promise about the body: a pass that rewrites the body or its buffers drops it.
+inline constexpr const char* kConcatAxis = "concat_axis";
 /// A call attribute (not a function's) that every op accepts: see IsFrozenLayout (ir/op.h).
 inline constexpr const char* kFrozenLayout = "frozen_layout";
 }  // namespace attr

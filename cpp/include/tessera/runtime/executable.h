@@ -46,7 +46,7 @@ struct Instruction {
 struct MemoryPlanStats {
   size_t arena_bytes = 0;               ///< peak intermediate bytes (the arena's size)
   int num_storages = 0;                 ///< storages the intermediates share
-  int num_intermediates = 0;            ///< intermediate tensors
+  int num_intermediates = 0;            ///< intermediate tensors with storage (not parts)
   size_t total_intermediate_bytes = 0;  ///< what one buffer per intermediate would take
 };
 

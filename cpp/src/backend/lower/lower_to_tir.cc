@@ -266,7 +266,7 @@ Expr ModuleLowerer::LowerCall(const Function& original, const std::vector<Expr>&
     tir::PrimFunc func = lower::ScheduleDefault(lowered.func);
     if (int64_t axis = PureConcatAxis(prim); axis >= 0) {
       Attrs attrs = func->attrs;
-      attrs.Set(kConcatAxisAttr, AttrValue(axis));
+      attrs.Set(attr::kConcatAxis, AttrValue(axis));
       func = tir::MakePrimFunc(func->params, func->num_outputs, func->body, attrs);
     }
     size_t func_hash = StructuralHash(Expr(func));

@@ -311,8 +311,9 @@ class VectorEmitter {
   /// How far ahead: 64 iterations of a 16-lane loop (1-16 KiB measured alike).
   static constexpr int kPrefetchAheadBytes = 4096;
 
-  /// Emits a prefetch of the line kPrefetchAheadBytes after `at` (once per address in a
-  /// statement) when `buffer` is large; `write` fetches it for writing.
+  /// Emits a prefetch of the line kPrefetchAheadBytes after `at` when `buffer` is large and
+  /// the statement has not prefetched it yet (a stencil's neighbouring loads share lines);
+  /// `write` fetches it for writing.
   void Prefetch(const tir::BufferNode* buffer, const std::string& at, bool write) {
     if (!prefetch_) return;
     int64_t bytes = DTypeBytes(buffer->dtype);
@@ -320,14 +321,14 @@ class VectorEmitter {
       if (d <= 0 || bytes > (int64_t{1} << 40) / d) return;
       bytes *= d;
     }
-    if (bytes < kPrefetchMinBytes || !prefetched_.insert(at).second) return;
+    if (bytes < kPrefetchMinBytes || !prefetched_.insert(buffer).second) return;
     e_->Line("__builtin_prefetch((const char*)" + at + " + " + std::to_string(kPrefetchAheadBytes) +
              ", " + (write ? "1" : "0") + ", 3);");
   }
 
   bool prefetch_ = false;
-  /// Addresses prefetched for the statement being emitted.
-  std::unordered_set<std::string> prefetched_;
+  /// Buffers prefetched for the statement being emitted.
+  std::unordered_set<const tir::BufferNode*> prefetched_;
   KernelEmitter* e_;
   DType elem_;
   /// The lanes a masked tail loads and stores ("": whole vectors).

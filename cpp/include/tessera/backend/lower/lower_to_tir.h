@@ -24,10 +24,6 @@ Pass LowerToTIR();
 /// The PrimFunc attr naming the graph function an extern stub stands for.
 inline constexpr const char* kExternFunctionAttr = "extern_function";
 
-/// The PrimFunc attr (an int) of a kernel that only concatenates its inputs, in order, along
-/// this axis: an executable may place the inputs in the output instead of running it.
-inline constexpr const char* kConcatAxisAttr = "concat_axis";
-
 /// The transformation LowerToTIR runs, on a module.
 IRModule LowerModuleToTIR(const IRModule& mod);
 
