@@ -180,6 +180,8 @@ def main():
               f"torch {p_ms:8.3f} ms {rate(p_ms):7.1f} {unit}   x{p_ms / t_ms:.2f}", flush=True)
 
     if args.only:
+        if not rows:
+            sys.exit(f"no case name contains any of {args.only}")
         return
     env = {"threads": 1, "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
            "torch": torch.__version__, "machine": platform.machine(),
