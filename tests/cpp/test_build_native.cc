@@ -145,6 +145,15 @@ TEST(BuildNative, ConcatenatedKernelResultsAreWrittenInPlace) {
   // Two rows interleave the parts; a result read twice, a concatenation that is @main's
   // result and one of @main's parameter keep the call.
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(2, "%3"))), 1u);
+  // A concatenation of a concatenation is flattened (SimplifyExpr) and then placed too.
+  exe = CheckNative(
+      "def @main(%x: Tensor[(1, 8), float32], %w1: Tensor[(16, 8), float32],\n"
+      "          %w2: Tensor[(16, 8), float32], %w3: Tensor[(16, 8), float32],\n"
+      "          %v: Tensor[(4, 48), float32]) {\n"
+      "  %0 = nn.dense(%x, %w1);\n  %1 = nn.dense(%x, %w2);\n  %2 = nn.dense(%x, %w3);\n"
+      "  %3 = concatenate((%0, %1), axis=1);\n  %4 = concatenate((%3, %2), axis=1);\n"
+      "  nn.dense(%4, %v)\n}\n");
+  EXPECT_EQ(ConcatCalls(*exe), 0u);
   // 4 floats (16 bytes) first: the second part would start unaligned.
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "%3", 4))), 1u);
   EXPECT_EQ(ConcatCalls(*CheckNative(ConcatOfDenseLayers(1, "(%3, %0)"))), 1u);

@@ -411,6 +411,22 @@ def @main(%x: Tensor[(2, 3, 4), float32]) {
 })");
 }
 
+TEST(PassSimplifyExpr, NestedConcatenationsAlongOneAxisAreFlattened) {
+  CheckPass(SimplifyExpr(), R"(
+def @main(%x: Tensor[(1, 2, 3), float32], %y: Tensor[(1, 4, 3), float32]) {
+  %0 = concatenate((%x, %y), axis=1);
+  %1 = concatenate((%y, %0, %x), axis=-2);
+  %2 = concatenate((%1, %1), axis=2);
+  concatenate((%2, %2), axis=1)
+})",
+            R"(
+def @main(%x: Tensor[(1, 2, 3), float32], %y: Tensor[(1, 4, 3), float32]) {
+  %0 = concatenate((%y, %x, %y, %x), axis=1);
+  %1 = concatenate((%0, %0), axis=2);
+  concatenate((%1, %1), axis=1)
+})");
+}
+
 // ---- A ResNet-block pipeline end to end ------------------------------------------------
 
 TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {

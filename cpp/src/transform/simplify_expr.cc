@@ -1,4 +1,4 @@
-// SimplifyExpr: algebraic identities and reshape/transpose chain simplification.
+// SimplifyExpr: algebraic identities, reshape/transpose chains and nested concatenations.
 #include <numeric>
 #include "builtin_passes.h"
 
@@ -92,6 +92,36 @@ class ExprSimplifier : public ExprMutator {
               "reshape", {inner->args[0]},
               MergedAttrs(Attrs{{"newshape", AttrValue::Ints(t->shape)}}, call, inner));
       }
+    }
+    // concatenate((a, concatenate((b, c)), d)) along one axis -> concatenate((a, b, c, d)):
+    // FuseOps made the nested form one kernel that copies everything, where the flat one
+    // lets each input's producer write its part in place (CreateExecutable).
+    if (op == "concatenate") {
+      const auto* fields = a[0].as<TupleNode>();
+      const auto* t = TensorTypeOf(original);
+      if (!fields || !t) return rebuilt;
+      auto axis_of = [&](const CallNode* c) {
+        int64_t axis = c->attrs.GetInt("axis");
+        return axis < 0 ? axis + t->ndim() : axis;
+      };
+      std::vector<Expr> flat;
+      const CallNode* merged = nullptr;
+      for (const Expr& f : fields->fields) {
+        const auto* inner = f.as<CallNode>();
+        const auto* inner_fields =
+            inner && inner->op() && inner->op()->name == "concatenate" && inner->args.size() == 1
+                ? inner->args[0].as<TupleNode>()
+                : nullptr;
+        if (!inner_fields || axis_of(inner) != axis_of(call)) {
+          flat.push_back(f);
+          continue;
+        }
+        flat.insert(flat.end(), inner_fields->fields.begin(), inner_fields->fields.end());
+        merged = inner;
+      }
+      if (!merged) return rebuilt;
+      return MakeOpCall("concatenate", {MakeTuple(flat)},
+                        MergedAttrs(Attrs{{"axis", AttrValue(axis_of(call))}}, call, merged));
     }
     if (op == "transpose") {
       const auto* t = TensorTypeOf(oa[0]);
