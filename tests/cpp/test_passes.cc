@@ -427,6 +427,61 @@ def @main(%x: Tensor[(1, 2, 3), float32], %y: Tensor[(1, 4, 3), float32]) {
 })");
 }
 
+TEST(PassSimplifyExpr, LayerNormsWrittenOpByOpBecomeOneOp) {
+  // ONNX exporters before opset 17 write x's layer norm out: the mean over the last axis,
+  // the variance as the mean of power(d, 2) or d * d, then gamma and beta. Beta before gamma
+  // keeps gamma outside; a mean over another axis is no layer norm.
+  CheckPass(SimplifyExpr(), R"(
+def @main(%x: Tensor[(3, 4), float32], %y: Tensor[(3, 4), float32]) {
+  %0 = mean(%x, axis=[1], keepdims=True);
+  %1 = subtract(%x, %0);
+  %2 = power(%1, 2f);
+  %3 = mean(%2, axis=[-1], keepdims=True);
+  %4 = add(%3, 1e-05f);
+  %5 = sqrt(%4);
+  %6 = divide(%1, %5);
+  %7 = multiply(%6, meta[Constant][0]);
+  %8 = add(meta[Constant][1], %7);
+  %9 = mean(%y, axis=[1], keepdims=True);
+  %10 = subtract(%y, %9);
+  %11 = multiply(%10, %10);
+  %12 = mean(%11, axis=[1], keepdims=True);
+  %13 = add(0.001f, %12);
+  %14 = sqrt(%13);
+  %15 = divide(%10, %14);
+  %16 = add(%15, meta[Constant][1]);
+  %17 = multiply(%16, meta[Constant][0]);
+  %18 = mean(%x, axis=[0], keepdims=True);
+  %19 = subtract(%x, %18);
+  %20 = power(%19, 2f);
+  %21 = mean(%20, axis=[0], keepdims=True);
+  %22 = add(%21, 1e-05f);
+  %23 = sqrt(%22);
+  %24 = divide(%19, %23);
+  (%8, %17, %24)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[4],"data":"AADAPwAAAD8AAABAAACAvw=="},{"dtype":"float32","shape":[4],"data":"AACAPgAAAL8AAAAAAACAPw=="}]}
+)",
+            R"(
+def @main(%x: Tensor[(3, 4), float32], %y: Tensor[(3, 4), float32]) -> (Tensor[(3, 4), float32], Tensor[(3, 4), float32], Tensor[(3, 4), float32]) {
+  %0 = nn.layer_norm(%x, meta[Constant][0], meta[Constant][1], epsilon=9.999999747378752e-06f);
+  %1 = nn.layer_norm(%y, meta[Constant][2], meta[Constant][3], epsilon=0.0010000000474974513f, scale=False);
+  %2 = multiply(%1, meta[Constant][4]);
+  %3 = mean(%x, axis=[0], keepdims=True);
+  %4 = subtract(%x, %3);
+  %5 = power(%4, 2f);
+  %6 = mean(%5, axis=[0], keepdims=True);
+  %7 = add(%6, 1e-05f);
+  %8 = sqrt(%7);
+  %9 = divide(%4, %8);
+  (%0, %2, %9)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[4],"data":"AADAPwAAAD8AAABAAACAvw=="},{"dtype":"float32","shape":[4],"data":"AACAPgAAAL8AAAAAAACAPw=="},{"dtype":"float32","shape":[4],"data":"AACAPwAAgD8AAIA/AACAPw=="},{"dtype":"float32","shape":[4],"data":"AACAPgAAAL8AAAAAAACAPw=="},{"dtype":"float32","shape":[4],"data":"AADAPwAAAD8AAABAAACAvw=="}]}
+)");
+}
+
 // ---- A ResNet-block pipeline end to end ------------------------------------------------
 
 TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {

@@ -1,8 +1,10 @@
-// SimplifyExpr: algebraic identities, reshape/transpose chains and nested concatenations.
+// SimplifyExpr: algebraic identities, reshape/transpose chains, nested concatenations and
+// layer norms written op by op.
 #include <numeric>
 #include "builtin_passes.h"
 
 #include "pass_util.h"
+#include "simplify_layer_norm.h"
 #include "tessera/ir/visitor.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/infer_type.h"
@@ -64,6 +66,8 @@ class ExprSimplifier : public ExprMutator {
     const std::string& op = call->op()->name;
     const auto& a = call->args;
     const auto& oa = orig->args;
+    if (Expr ln = SimplifyLayerNorm(call, original->checked_type_or_null()); ln.defined())
+      return ln;
     // x * 1 -> x, x + 0 -> x, x - 0 -> x, x / 1 -> x (only when no broadcast widens x).
     if ((op == "multiply" || op == "add") && a.size() == 2) {
       double unit = op == "multiply" ? 1.0 : 0.0;
