@@ -482,6 +482,68 @@ def @main(%x: Tensor[(3, 4), float32], %y: Tensor[(3, 4), float32]) -> (Tensor[(
 )");
 }
 
+TEST(PassSimplifyExpr, LayerNormsOnlyWhereNothingElseReadsTheStepsOrBroadcasts) {
+  // A gamma of shape [1, 4] would widen x's [4]: it stays a multiply. The second pattern's
+  // d is also a result: nothing changes there.
+  CheckPass(SimplifyExpr(), R"(
+def @main(%x: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) {
+  %0 = mean(%x, axis=[0], keepdims=True);
+  %1 = subtract(%x, %0);
+  %2 = power(%1, 2f);
+  %3 = mean(%2, axis=[0], keepdims=True);
+  %4 = add(%3, 1e-05f);
+  %5 = sqrt(%4);
+  %6 = divide(%1, %5);
+  %7 = multiply(%6, meta[Constant][0]);
+  %8 = mean(%y, axis=[1], keepdims=True);
+  %9 = subtract(%y, %8);
+  %10 = power(%9, 2f);
+  %11 = mean(%10, axis=[1], keepdims=True);
+  %12 = add(%11, 1e-05f);
+  %13 = sqrt(%12);
+  %14 = divide(%9, %13);
+  (%7, %14, %9)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[1, 4],"data":"AADAPwAAAD8AAABAAACAvw=="}]}
+)",
+            R"(
+def @main(%x: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) -> (Tensor[(1, 4), float32], Tensor[(3, 4), float32], Tensor[(3, 4), float32]) {
+  %0 = nn.layer_norm(%x, meta[Constant][0], meta[Constant][1], epsilon=9.999999747378752e-06f, center=False, scale=False);
+  %1 = multiply(%0, meta[Constant][2]);
+  %2 = mean(%y, axis=[1], keepdims=True);
+  %3 = subtract(%y, %2);
+  %4 = power(%3, 2f);
+  %5 = mean(%4, axis=[1], keepdims=True);
+  %6 = add(%5, 1e-05f);
+  %7 = sqrt(%6);
+  %8 = divide(%3, %7);
+  (%1, %8, %3)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[4],"data":"AACAPwAAgD8AAIA/AACAPw=="},{"dtype":"float32","shape":[4],"data":"AAAAAAAAAAAAAAAAAAAAAA=="},{"dtype":"float32","shape":[1,4],"data":"AADAPwAAAD8AAABAAACAvw=="}]}
+)");
+}
+
+TEST(PassSimplifyExpr, LayerNormsSimplifyInferenceExpandedBecomeOneOpAgain) {
+  CheckPass(Sequential({SimplifyInference(), SimplifyExpr()}), R"(
+def @main(%x: Tensor[(3, 4), float32]) {
+  nn.layer_norm(%x, meta[Constant][0], meta[Constant][1], epsilon=0.001f)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[4],"data":"AADAPwAAAD8AAABAAACAvw=="},)"
+            R"({"dtype":"float32","shape":[4],"data":"AACAPgAAAL8AAAAAAACAPw=="}]}
+)",
+            R"(
+def @main(%x: Tensor[(3, 4), float32]) {
+  nn.layer_norm(%x, meta[Constant][0], meta[Constant][1], epsilon=0.0010000000474974513f)
+}
+#[metadata]
+{"Constant":[{"dtype":"float32","shape":[4],"data":"AADAPwAAAD8AAABAAACAvw=="},)"
+            R"({"dtype":"float32","shape":[4],"data":"AACAPgAAAL8AAAAAAACAPw=="}]}
+)");
+}
+
 // ---- A ResNet-block pipeline end to end ------------------------------------------------
 
 TEST(PassPipeline, ResNetBlockLosesBatchNormsAndStaysNumericallyIdentical) {

@@ -56,6 +56,10 @@ Attrs MergedAttrs(Attrs attrs, const CallNode* outer, const CallNode* inner) {
 }
 
 class ExprSimplifier : public ExprMutator {
+ public:
+  /// Simplifies within a function whose nodes are used `uses` times.
+  explicit ExprSimplifier(UseCounts uses) : uses_(std::move(uses)) {}
+
  protected:
   bool SkipChildren(const Expr& e) override { return IsKernelOrSkipped(e); }
 
@@ -66,8 +70,7 @@ class ExprSimplifier : public ExprMutator {
     const std::string& op = call->op()->name;
     const auto& a = call->args;
     const auto& oa = orig->args;
-    if (Expr ln = SimplifyLayerNorm(call, original->checked_type_or_null()); ln.defined())
-      return ln;
+    if (Expr ln = SimplifyLayerNorm(orig, call, uses_); ln.defined()) return ln;
     // x * 1 -> x, x + 0 -> x, x - 0 -> x, x / 1 -> x (only when no broadcast widens x).
     if ((op == "multiply" || op == "add") && a.size() == 2) {
       double unit = op == "multiply" ? 1.0 : 0.0;
@@ -102,30 +105,38 @@ class ExprSimplifier : public ExprMutator {
     // lets each input's producer write its part in place (CreateExecutable).
     if (op == "concatenate") {
       const auto* fields = a[0].as<TupleNode>();
+      const auto* original_fields = oa[0].as<TupleNode>();
       const auto* t = TensorTypeOf(original);
-      if (!fields || !t) return rebuilt;
+      if (!fields || !original_fields || !t) return rebuilt;
       auto axis_of = [&](const CallNode* c) {
         int64_t axis = c->attrs.GetInt("axis");
         return axis < 0 ? axis + t->ndim() : axis;
       };
       std::vector<Expr> flat;
-      const CallNode* merged = nullptr;
-      for (const Expr& f : fields->fields) {
+      bool merged = false, frozen = IsFrozenLayout(Call(call));
+      for (size_t i = 0; i < fields->fields.size(); ++i) {
+        const Expr& f = fields->fields[i];
         const auto* inner = f.as<CallNode>();
         const auto* inner_fields =
             inner && inner->op() && inner->op()->name == "concatenate" && inner->args.size() == 1
                 ? inner->args[0].as<TupleNode>()
                 : nullptr;
-        if (!inner_fields || axis_of(inner) != axis_of(call)) {
+        // Only an inner concatenation nothing else reads: else its inputs would be read
+        // twice, and neither concatenation could be placed in its producers' results.
+        auto use = uses_.find(original_fields->fields[i].get());
+        if (!inner_fields || axis_of(inner) != axis_of(call) || use == uses_.end() ||
+            use->second != 1) {
           flat.push_back(f);
           continue;
         }
         flat.insert(flat.end(), inner_fields->fields.begin(), inner_fields->fields.end());
-        merged = inner;
+        merged = true;
+        frozen = frozen || IsFrozenLayout(Call(inner));
       }
       if (!merged) return rebuilt;
-      return MakeOpCall("concatenate", {MakeTuple(flat)},
-                        MergedAttrs(Attrs{{"axis", AttrValue(axis_of(call))}}, call, merged));
+      Attrs attrs{{"axis", AttrValue(axis_of(call))}};
+      if (frozen) attrs.Set(attr::kFrozenLayout, true);  // the merged call keeps every pin
+      return MakeOpCall("concatenate", {MakeTuple(flat)}, attrs);
     }
     if (op == "transpose") {
       const auto* t = TensorTypeOf(oa[0]);
@@ -151,6 +162,9 @@ class ExprSimplifier : public ExprMutator {
     }
     return rebuilt;
   }
+
+ private:
+  UseCounts uses_;
 };
 
 }  // namespace
@@ -160,7 +174,7 @@ Pass SimplifyExpr() {
       [](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
         return InferTypes(MapOptimizableFunctions(
-            mod, [](const Function& f) { return ExprSimplifier().Mutate(f); }));
+            mod, [](const Function& f) { return ExprSimplifier(CountUses(f)).Mutate(f); }));
       },
       PassInfo{"SimplifyExpr", 0, {}});
 }
