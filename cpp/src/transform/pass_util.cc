@@ -39,4 +39,15 @@ std::vector<std::string> SplitCompilerNames(const std::string& text, const char*
   return out;
 }
 
+const TensorTypeNode* TensorTypeOf(const Expr& e) {
+  const Type& t = e->checked_type_or_null();
+  return t ? t.as<TensorTypeNode>() : nullptr;
+}
+
+bool SameTensorType(const Expr& a, const Expr& b) {
+  const auto* x = TensorTypeOf(a);
+  const auto* y = TensorTypeOf(b);
+  return x && y && x->shape == y->shape && x->dtype == y->dtype;
+}
+
 }  // namespace tessera

@@ -12,4 +12,10 @@ namespace tessera {
 /// are value errors naming `what`.
 std::vector<std::string> SplitCompilerNames(const std::string& text, const char* what);
 
+/// The tensor type inference gave `e`, or null.
+const TensorTypeNode* TensorTypeOf(const Expr& e);
+
+/// Whether `a` and `b` were inferred the same tensor shape and dtype.
+bool SameTensorType(const Expr& a, const Expr& b);
+
 }  // namespace tessera

@@ -23,17 +23,6 @@ bool IsConstantFilled(const Expr& e, double value) {
   return true;
 }
 
-const TensorTypeNode* TensorTypeOf(const Expr& e) {
-  const Type& t = e->checked_type_or_null();
-  return t ? t.as<TensorTypeNode>() : nullptr;
-}
-
-bool SameTensorType(const Expr& a, const Expr& b) {
-  const auto* x = TensorTypeOf(a);
-  const auto* y = TensorTypeOf(b);
-  return x && y && x->shape == y->shape && x->dtype == y->dtype;
-}
-
 /// The permutation of a transpose call (resolving axes=None and negative axes).
 std::vector<int64_t> Permutation(const CallNode* call, int ndim) {
   std::vector<int64_t> perm;

@@ -1,6 +1,7 @@
 // A layer normalisation written op by op (ONNX before opset 17) recognised as nn.layer_norm.
 #include "simplify_layer_norm.h"
 
+#include "pass_util.h"
 #include "tessera/ir/op.h"
 #include "tessera/ir/visitor.h"
 
@@ -12,17 +13,6 @@ namespace {
 const CallNode* OpCall(const Expr& e, const char* name) {
   const auto* c = e.as<CallNode>();
   return c && c->op() && c->op()->name == name && !IsFrozenLayout(Call(c)) ? c : nullptr;
-}
-
-const TensorTypeNode* TensorTypeOf(const Expr& e) {
-  const Type& t = e->checked_type_or_null();
-  return t ? t.as<TensorTypeNode>() : nullptr;
-}
-
-bool SameTensorType(const Expr& a, const Expr& b) {
-  const auto* x = TensorTypeOf(a);
-  const auto* y = TensorTypeOf(b);
-  return x && y && x->shape == y->shape && x->dtype == y->dtype;
 }
 
 /// `e` as mean(x, axis=[last], keepdims=True) of a rank-`ndim` x, else null.
