@@ -8,6 +8,7 @@
 
 #include "runtime_test_util.h"
 #include "tessera/ir/op.h"
+#include "tessera/support/sha256.h"
 
 namespace tessera {
 namespace {
@@ -107,6 +108,57 @@ TEST(RuntimeSaveLoad, DamagedFilesAreParseErrors) {
   ExpectError([&] { Executable::Load(path); }, ErrorKind::kParse, {path, "truncated"});
   std::remove(path.c_str());
   ExpectError([&] { Executable::Load(path); }, ErrorKind::kNotFound, {path});
+}
+
+/// `bytes` with its program JSON replaced by edit(JSON), the length and digest redone (the
+/// layout executable_io.cc writes: magic and version, three u64-prefixed sections, SHA-256).
+std::string WithProgram(const std::string& bytes,
+                        const std::function<std::string(std::string)>& edit) {
+  const size_t head = 16;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= uint64_t(static_cast<unsigned char>(bytes[head + i])) << (8 * i);
+  std::string json = edit(bytes.substr(head + 8, n));
+  std::string out = bytes.substr(0, head);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((json.size() >> (8 * i)) & 0xff));
+  out += json;
+  out += bytes.substr(head + 8 + n, bytes.size() - 64 - (head + 8 + n));
+  return out + Sha256Hex(out.data(), out.size());
+}
+
+/// `text` with the first `from` replaced by `to`.
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from << " in " << text;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(RuntimeSaveLoad, ProgramsWithBadNumbersAreErrors) {
+  std::string bytes = Compile(SampleModule())->SaveToBytes();
+  // The unchanged program loads (the rewriting itself is right).
+  EXPECT_NO_THROW(Executable::LoadFromBytes(WithProgram(bytes, [](std::string j) { return j; })));
+  // Floats and out-of-range numbers where integers belong: parse errors, not conversions.
+  for (const char* bad : {"1.5", "1e300", "-1e300", "4294967296"})
+    ExpectError([&] {
+      Executable::LoadFromBytes(WithProgram(bytes, [&](std::string j) {
+        return Replaced(j, "\"num_threads\":", std::string("\"num_threads\":") + bad + ",\"x\":");
+      }));
+    }, ErrorKind::kParse, {"the thread count is not an integer in range"});
+  // A result that names an intermediate slot would be missing from the results.
+  auto exe = Compile(SampleModule());
+  int intermediate = -1;
+  for (size_t i = 0; i < exe->slots().size(); ++i)
+    if (exe->slots()[i].kind == runtime::SlotKind::kIntermediate)
+      intermediate = static_cast<int>(i);
+  ASSERT_GE(intermediate, 0);
+  runtime::Program p;
+  p.input_names = exe->input_names();
+  p.slots = exe->slots();
+  p.instructions = exe->instructions();
+  p.constants = exe->constants();
+  p.output_slots = exe->output_slots();
+  p.output_slots[0] = intermediate;
+  ExpectError([&] { Executable::Create(p, exe->module()); }, ErrorKind::kValue,
+              {"is an intermediate"});
 }
 
 }  // namespace

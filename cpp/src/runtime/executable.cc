@@ -129,9 +129,14 @@ int CheckProgram(const Program& p) {
         defined[whole] = true;
     }
   }
-  for (int slot : p.output_slots)
+  for (int slot : p.output_slots) {
     if (slot < 0 || slot >= num_slots || !defined[slot])
       TS_THROW(kValue) << "executable: result slot " << slot << " is never written";
+    // The executor returns output buffers, inputs and constants; an intermediate's arena
+    // storage is reused, so it would be a result missing from the list.
+    if (p.slots[slot].kind == SlotKind::kIntermediate)
+      TS_THROW(kValue) << "executable: result slot " << slot << " is an intermediate";
+  }
   return num_outputs;
 }
 

@@ -1,5 +1,6 @@
 // Saving and loading an Executable: one file with a header, the program as JSON, the
 // constants' bytes and the serialised module tree. No IR: the runtime alone reads it.
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,30 @@ nlohmann::json ProgramToJson(const Program& p, int num_threads, const std::strin
           {"collage_report", report}};
 }
 
+/// `v` as an integer in [lo, hi], else a parse error naming `what` (a float or a number out
+/// of range would convert with undefined behaviour).
+int64_t IntegerOf(const nlohmann::json& v, int64_t lo, int64_t hi, const char* what) {
+  bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(hi)
+                                   : v.is_number_integer() && v.get<int64_t>() >= lo &&
+                                         v.get<int64_t>() <= hi;
+  if (!ok)
+    TS_THROW(kParse) << "executable: " << what << " is not an integer in range: " << v.dump();
+  return v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>()) : v.get<int64_t>();
+}
+
+/// `v` as an int (IntegerOf).
+int IntOf(const nlohmann::json& v, const char* what) {
+  return static_cast<int>(IntegerOf(v, INT_MIN, INT_MAX, what));
+}
+
+/// `v`, an array, as ints (IntegerOf).
+std::vector<int> IntsOf(const nlohmann::json& v, const char* what) {
+  std::vector<int> out;
+  for (const nlohmann::json& x : v.get<std::vector<nlohmann::json>>())
+    out.push_back(IntOf(x, what));
+  return out;
+}
+
 /// Reads the program written by ProgramToJson; constants come from `blob`.
 Program ProgramFromJson(const std::string& text, const std::string& blob, uint32_t version,
                         int* num_threads, std::string* report) {
@@ -63,26 +88,27 @@ Program ProgramFromJson(const std::string& text, const std::string& blob, uint32
       if (k == 4) TS_THROW(kParse) << "executable: unknown slot kind '" << kind << "'";
       slot.kind = static_cast<SlotKind>(k);
       slot.dtype = ParseDTypeOrThrow(s.at(1).get<std::string>(), "executable slot");
-      slot.shape = s.at(2).get<std::vector<int64_t>>();
-      slot.index = s.at(3).get<int>();
+      for (const nlohmann::json& d : s.at(2).get<std::vector<nlohmann::json>>())
+        slot.shape.push_back(IntegerOf(d, 0, INT64_MAX, "a slot's extent"));
+      slot.index = IntOf(s.at(3), "a slot's index");
       if (s.size() != 4 && (s.size() != 6 || version < 4))
         TS_THROW(kParse) << "executable: a slot of format version " << version << " has "
                          << s.size() << " fields";
       if (s.size() == 6) {
-        if (!s.at(4).is_number_integer() || !s.at(5).is_number_unsigned())
-          TS_THROW(kParse) << "executable: a slot's part fields are not integers";
-        slot.view_of = s.at(4).get<int>();
-        slot.view_offset = s.at(5).get<size_t>();
+        slot.view_of = IntOf(s.at(4), "a slot's whole");
+        slot.view_offset =
+            static_cast<size_t>(IntegerOf(s.at(5), 0, INT64_MAX, "a part's byte offset"));
       }
       slot.bytes = static_cast<size_t>(ShapeNumElements(slot.shape)) * DTypeBytes(slot.dtype);
       p.slots.push_back(std::move(slot));
     }
     for (const nlohmann::json& c : j.at("calls"))
       p.instructions.push_back(Instruction{c.at(0).get<std::string>(),
-                                           c.at(1).get<std::vector<int>>(), c.at(2).get<int>()});
-    p.output_slots = j.at("outputs").get<std::vector<int>>();
+                                           IntsOf(c.at(1), "a call's slot"),
+                                           IntOf(c.at(2), "a call's output count")});
+    p.output_slots = IntsOf(j.at("outputs"), "a result slot");
     p.returns_tuple = j.at("returns_tuple").get<bool>();
-    *num_threads = j.at("num_threads").get<int>();
+    *num_threads = IntOf(j.at("num_threads"), "the thread count");
     *report = j.at("collage_report").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
     TS_THROW(kParse) << "executable: malformed program: " << e.what();
