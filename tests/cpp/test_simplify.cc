@@ -8,6 +8,8 @@
 #include <random>
 #include <unordered_map>
 
+#include "tessera/ir/printer.h"
+#include "tessera/ir/structural_equal.h"
 #include "tessera/ir/tir.h"
 #include "tessera/support/error.h"
 
@@ -412,6 +414,87 @@ TEST(SimplifyStmt, BlockPartsAndAllocate) {
   // Nothing to simplify: the very same statement comes back.
   Stmt clean = MakeFor(i, I(0), I(4), ForKind::kSerial, MakeStore(c, FloatImm(1.0), {i}));
   EXPECT_TRUE(Simplify(clean).same_as(clean));
+}
+
+TEST(SimplifyStmt, DivisionsWithinOneMultipleOverLoopRangesFold) {
+  // An operand read through a fused transpose: k < 64 and i * 12 < 64 make every division
+  // but none of the loads vanish.
+  Buffer a = MakeBuffer("A", {16384}), c = MakeBuffer("C", {256});
+  Var i = MakeVar("i"), k = MakeVar("k"), t = MakeVar("t");
+  PrimExpr index = FloorDiv(k, I(64)) * I(4096) +
+                   FloorMod(i * I(12) + FloorDiv(k, I(256)), I(64)) * I(64) + FloorMod(k, I(64)) +
+                   MakeBinary(BinaryOp::kDiv, t, I(2));
+  Stmt nest = MakeFor(
+      t, I(0), I(2), ForKind::kSerial,
+      MakeFor(i, I(0), I(5), ForKind::kSerial,
+              MakeFor(k, I(0), I(64), ForKind::kSerial, MakeStore(c, MakeLoad(a, {index}), {k}))));
+  Stmt simplified = Simplify(nest);
+  auto* store =
+      simplified.as<ForNode>()->body.as<ForNode>()->body.as<ForNode>()->body.as<BufferStoreNode>();
+  ASSERT_NE(store, nullptr);
+  auto* load = store->value.as<BufferLoadNode>();
+  ASSERT_NE(load, nullptr) << PrintStmt(simplified);
+  EXPECT_TRUE(StructuralEqual(load->indices[0], i * I(768) + k)) << "got a different index";
+
+  // Beyond one multiple, or without a constant range, the divisions stay.
+  Var n = MakeVar("n");
+  for (const auto& [extent, divisor] : {std::pair<PrimExpr, int64_t>{I(65), 64}, {n, 64}}) {
+    Stmt loop = MakeFor(k, I(0), extent, ForKind::kSerial,
+                        MakeStore(c, FloatImm(1.0), {FloorMod(k, I(divisor))}));
+    Stmt out = Simplify(loop);
+    auto* kept = out.as<ForNode>()->body.as<BufferStoreNode>();
+    ASSERT_NE(kept, nullptr);
+    EXPECT_NE(kept->indices[0].as<BinaryNode>(), nullptr);
+  }
+  // Outside the loop the same expression knows no range.
+  EXPECT_NE(Simplify(FloorMod(k, I(64))).as<BinaryNode>(), nullptr);
+}
+
+TEST(SimplifyStmt, RandomExpressionsKeepTheirValueOverTheirLoopRanges) {
+  std::mt19937 rng(20261127);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::vector<Var> vars = {MakeVar("x"), MakeVar("y")};
+  std::function<PrimExpr(int)> gen = [&](int depth) -> PrimExpr {
+    if (depth == 0 || pick(4) == 0) return pick(3) == 0 ? I(pick(21) - 10) : PrimExpr(vars[pick(2)]);
+    switch (pick(6)) {
+      case 0:
+        return gen(depth - 1) + gen(depth - 1);
+      case 1:
+        return gen(depth - 1) * I(pick(9) - 4);
+      case 2:
+        return FloorDiv(gen(depth - 1), I(pick(12) + 1));
+      case 3:
+        return FloorMod(gen(depth - 1), I(pick(12) + 1));
+      case 4:
+        return MakeBinary(BinaryOp::kDiv, gen(depth - 1), I(pick(12) + 1));
+      default:
+        return gen(depth - 1) - gen(depth - 1);
+    }
+  };
+  Buffer c = MakeBuffer("C", {1});
+  int changed = 0;
+  for (int round = 0; round < 1500; ++round) {
+    int64_t lo[2], n[2];
+    for (int v = 0; v < 2; ++v) {
+      lo[v] = pick(2) ? 0 : pick(21) - 10;
+      n[v] = pick(16) + 1;
+    }
+    PrimExpr e = gen(4);
+    Stmt nest = MakeFor(vars[0], I(lo[0]), I(n[0]), ForKind::kSerial,
+                        MakeFor(vars[1], I(lo[1]), I(n[1]), ForKind::kSerial,
+                                MakeStore(c, FloatImm(0.0), {e})));
+    Stmt out = Simplify(nest);
+    auto* store = out.as<ForNode>()->body.as<ForNode>()->body.as<BufferStoreNode>();
+    ASSERT_NE(store, nullptr);
+    const PrimExpr& s = store->indices[0];
+    if (!StructuralEqual(s, Simplify(e))) ++changed;
+    for (int64_t x = lo[0]; x < lo[0] + n[0]; ++x)
+      for (int64_t y = lo[1]; y < lo[1] + n[1]; ++y) {
+        Env env{{vars[0].get(), x}, {vars[1].get(), y}};
+        ASSERT_EQ(Eval(e, env), Eval(s, env)) << "round " << round << " x=" << x << " y=" << y;
+      }
+  }
+  EXPECT_GT(changed, 100);  // the ranges enabled real rewrites
 }
 
 // ---- Randomised value preservation -----------------------------------------------------

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -124,6 +125,92 @@ std::optional<int64_t> ConstantDifference(const PrimExpr& a, const PrimExpr& b) 
   return l.constant;
 }
 
+// ---- Bounds of loop variables ----------------------------------------------------------
+
+/// The values an index expression can take: [lo, hi].
+struct Bounds {
+  int64_t lo, hi;
+};
+
+/// The ranges of the loop and block variables enclosing the statement being simplified,
+/// innermost last. Thread-local so that scalar simplification, reached from deep inside
+/// the rewriting functions, sees the scope of the statement walk that called it (and
+/// Simplify(expr) alone sees none).
+thread_local std::vector<std::pair<const VarNode*, Bounds>>* t_scope = nullptr;
+
+/// Pushes `var` in [min, min + extent) onto the scope while alive, when both are constants.
+class ScopedRange {
+ public:
+  ScopedRange(const Var& var, const PrimExpr& min, const PrimExpr& extent) {
+    auto lo = ConstInt(min), n = ConstInt(extent);
+    int64_t hi;
+    if (!t_scope || !lo || !n || *n <= 0 || __builtin_add_overflow(*lo, *n - 1, &hi)) return;
+    t_scope->push_back({var.get(), Bounds{*lo, hi}});
+    pushed_ = true;
+  }
+  ~ScopedRange() {
+    if (pushed_) t_scope->pop_back();
+  }
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+/// The range of index expression `e` from the enclosing variables' ranges: sums, products
+/// by constants, floordiv / floormod by positive constants, min and max; none otherwise or
+/// on overflow.
+std::optional<Bounds> BoundOf(const PrimExpr& e) {
+  if (!IsIndexType(e->dtype)) return std::nullopt;
+  if (auto c = ConstInt(e)) return Bounds{*c, *c};
+  if (auto* v = e.as<VarNode>()) {
+    if (t_scope)
+      for (auto it = t_scope->rbegin(); it != t_scope->rend(); ++it)
+        if (it->first == v) return it->second;
+    return std::nullopt;
+  }
+  auto* b = e.as<BinaryNode>();
+  if (!b) return std::nullopt;
+  auto x = BoundOf(b->a), y = BoundOf(b->b);
+  if (!x || !y) return std::nullopt;
+  Bounds r{};
+  switch (b->op) {
+    case BinaryOp::kAdd:
+      if (__builtin_add_overflow(x->lo, y->lo, &r.lo) || __builtin_add_overflow(x->hi, y->hi, &r.hi))
+        return std::nullopt;
+      return r;
+    case BinaryOp::kSub:
+      if (__builtin_sub_overflow(x->lo, y->hi, &r.lo) || __builtin_sub_overflow(x->hi, y->lo, &r.hi))
+        return std::nullopt;
+      return r;
+    case BinaryOp::kMul: {
+      if (y->lo != y->hi) return std::nullopt;  // by a constant only
+      int64_t p, q;
+      if (__builtin_mul_overflow(x->lo, y->lo, &p) || __builtin_mul_overflow(x->hi, y->lo, &q))
+        return std::nullopt;
+      return Bounds{std::min(p, q), std::max(p, q)};
+    }
+    case BinaryOp::kDiv:  // truncating: floor division where the operand is not negative
+      if (y->lo != y->hi || y->lo <= 0 || x->lo < 0) return std::nullopt;
+      return Bounds{x->lo / y->lo, x->hi / y->lo};
+    case BinaryOp::kFloorDiv:
+      if (y->lo != y->hi || y->lo <= 0) return std::nullopt;
+      return Bounds{FloorDivInt(x->lo, y->lo), FloorDivInt(x->hi, y->lo)};
+    case BinaryOp::kFloorMod:
+      if (y->lo != y->hi || y->lo <= 0) return std::nullopt;
+      if (FloorDivInt(x->lo, y->lo) == FloorDivInt(x->hi, y->lo))
+        return Bounds{FloorModInt(x->lo, y->lo), FloorModInt(x->hi, y->lo)};
+      return Bounds{0, y->lo - 1};
+    case BinaryOp::kMin:
+      return Bounds{std::min(x->lo, y->lo), std::min(x->hi, y->hi)};
+    case BinaryOp::kMax:
+      return Bounds{std::max(x->lo, y->lo), std::max(x->hi, y->hi)};
+    default:
+      return std::nullopt;
+  }
+}
+
 // ---- Rewriting -------------------------------------------------------------------------
 
 PrimExpr SimplifyBinary(const PrimExpr& orig, BinaryOp op, PrimExpr a, PrimExpr b);
@@ -143,6 +230,17 @@ PrimExpr SimplifyDivMod(const PrimExpr& orig, BinaryOp op, const PrimExpr& a, co
   DType dtype = a->dtype;
   if (c == 1) return op == BinaryOp::kFloorDiv ? a : IntImm(0, dtype);
   if (c == -1 && op == BinaryOp::kFloorMod) return IntImm(0, dtype);
+  // Within one multiple of c over the enclosing loops' ranges, the quotient is a constant
+  // q and the remainder a - q*c (a transposed operand's floormod(k, 64) inside k < 64).
+  if (auto bound = c > 0 ? BoundOf(a) : std::nullopt) {
+    int64_t q = FloorDivInt(bound->lo, c);
+    if (q == FloorDivInt(bound->hi, c)) {
+      if (op == BinaryOp::kFloorDiv) return IntImm(q, dtype);
+      Linear rest = LinearOf(a);
+      rest.AddConstant(-q * c);  // |q * c| <= |lo|: no overflow
+      if (PrimExpr r = Rebuild(rest, dtype)) return r;
+    }
+  }
   Linear l = LinearOf(a);
   if (l.ok && c != INT64_MIN) {
     Linear quotient, rest;
@@ -221,12 +319,16 @@ PrimExpr SimplifyBinary(const PrimExpr& orig, BinaryOp op, PrimExpr a, PrimExpr 
       if (op == BinaryOp::kMul && (y == 0 || x == 0)) return IntImm(0, dtype);
       break;
     }
+    case BinaryOp::kDiv:
+      if (y == 1) return a;
+      // A quotient that one value over the enclosing loops' ranges is that value.
+      if (IsIndexType(dtype) && y && *y > 0)
+        if (auto bound = BoundOf(a); bound && bound->lo >= 0 && bound->lo / *y == bound->hi / *y)
+          return IntImm(bound->lo / *y, dtype);
+      break;
     case BinaryOp::kFloorDiv:
     case BinaryOp::kFloorMod:
       if (y && *y != 0 && IsIndexType(dtype)) return SimplifyDivMod(orig, op, a, b, *y);
-      break;
-    case BinaryOp::kDiv:
-      if (y == 1) return a;
       break;
     case BinaryOp::kMin:
     case BinaryOp::kMax: {
@@ -323,6 +425,7 @@ Stmt SimpStmt(const Stmt& s) {
       PrimExpr min = Simp(n->min), extent = Simp(n->extent);
       auto ext = ConstInt(extent);
       if (ext && *ext <= 0) return MakeSeq({});
+      ScopedRange range(n->loop_var, min, extent);
       Stmt body = SimpStmt(n->body);
       if (IsEmpty(body)) return body;
       if (min.same_as(n->min) && extent.same_as(n->extent) && body.same_as(n->body)) return s;
@@ -337,6 +440,8 @@ Stmt SimpStmt(const Stmt& s) {
         if (!out.binding.same_as(iv.binding)) changed = true;
         ivs.push_back(std::move(out));
       }
+      std::vector<std::unique_ptr<ScopedRange>> ranges;
+      for (const auto& iv : ivs) ranges.push_back(std::make_unique<ScopedRange>(iv.var, iv.dom.min, iv.dom.extent));
       auto reads = SimpRegions(n->reads, &changed);
       auto writes = SimpRegions(n->writes, &changed);
       Stmt init = SimpStmt(n->init), body = SimpStmt(n->body);
@@ -398,6 +503,13 @@ PrimExpr Simplify(const PrimExpr& expr) {
 }
 
 Stmt Simplify(const Stmt& stmt) {
+  // A statement's walk has its own scope of variable ranges (nested calls keep theirs).
+  std::vector<std::pair<const VarNode*, Bounds>> scope;
+  auto* saved = std::exchange(t_scope, &scope);
+  struct Restore {
+    decltype(saved) s;
+    ~Restore() { t_scope = s; }
+  } restore{saved};
   return SimpStmt(stmt);
 }
 

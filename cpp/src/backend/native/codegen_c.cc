@@ -44,12 +44,19 @@ CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>&
   }
   std::vector<std::string> names = CSymbolNames(symbols);
   CPieces pieces{detail::Prelude(vector_bytes), {}};
-  for (size_t i = 0; i < kernels.size(); ++i)
-    pieces.kernels.push_back(
-        "/* kernel '" + names[i] + "' */\n" +
-        detail::KernelEmitter(names[i], kernels[i].second.get(), vector_bytes,
-                              options.min_parallel_work)
-            .Emit() + "\n");
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    // Indices simplified within their loops' ranges: an operand read through a fused
+    // transpose or reshape divides by its extents, which the ranges mostly cancel.
+    const tir::PrimFuncNode* f = kernels[i].second.get();
+    tir::PrimFunc simplified = tir::MakePrimFunc(f->params, f->num_outputs,
+                                                 f->body.defined() ? tir::Simplify(f->body) : f->body,
+                                                 f->attrs);
+    pieces.kernels.push_back("/* kernel '" + names[i] + "' */\n" +
+                             detail::KernelEmitter(names[i], simplified.get(), vector_bytes,
+                                                   options.min_parallel_work)
+                                 .Emit() +
+                             "\n");
+  }
   return pieces;
 }
 

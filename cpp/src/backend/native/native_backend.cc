@@ -40,8 +40,9 @@ namespace {
 /// panels prefetched by their first tile, power(x, 2) as x * x, small parallel loops run on
 /// the calling thread (-min_parallel_work), exact GELU through erfc, exp without selects and
 /// one-instruction vector min / max. 5: exp's final scaling by AVX-512's SCALEF. 6: vector
-/// loops streaming over large buffers prefetch ahead.
-constexpr int kNativeCodeRevision = 6;
+/// loops streaming over large buffers prefetch ahead. 7: indices simplified within their
+/// loops' ranges; GEMM tasks pack their own panel of a run-time operand.
+constexpr int kNativeCodeRevision = 7;
 
 }  // namespace
 
