@@ -19,6 +19,8 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kDotRows = 8;  // output columns per dot-product step
+/// The largest panel a task packs for itself: half of a 48 KiB L1, beside the operand rows.
+constexpr int64_t kOwnPanelBytes = 24 * 1024;
 /// How many rows of k ahead a panel's first tile prefetches the packed panel (measured
 /// on a 64 x 1024 x 256 product: 8 and 16 alike, 32 slower).
 constexpr int64_t kPrefetchRows = 16;
@@ -73,6 +75,7 @@ struct Builder {
   const std::function<PrimExpr(const Indices&)>& epilogue;
   TileShape tile;
   Buffer packed;  // [batch?..., panels, K, NR] or undefined
+  Buffer panel;   // [K, NR]: the task's own panel, packed by the task itself, or undefined
 
   /// The output indices of element (i, j) of batch element `bi`.
   Indices Out(const Indices& bi, const PrimExpr& i, const PrimExpr& j) const {
@@ -103,6 +106,7 @@ struct Builder {
   /// Element (k, v) of the column tile starting at j0 (panel jb).
   PrimExpr BTile(const Indices& bi, const PrimExpr& jb, const PrimExpr& j0, const PrimExpr& k,
                  const PrimExpr& v) {
+    if (panel.defined()) return MakeLoad(panel, {k, v});
     if (!packed.defined()) return d.b(bi, Simplify(j0 + v), k);
     Indices pi = d.b_batched ? bi : Indices{};
     pi.push_back(jb);
@@ -202,11 +206,20 @@ struct Builder {
     int64_t panels = (d.n + nr - 1) / nr, full = d.n / nr, batch = Product(d.batch);
     // A j-contiguous right operand is read in place unless it is a constant: packed
     // panels are read sequentially instead of one cache line per k row, n floats apart.
-    if (!d.b_j_contiguous || (d.b_constant.defined() && !d.b_batched)) Pack(panels);
+    const bool constant = d.b_constant.defined() && !d.b_batched;
+    const bool pack = !d.b_j_contiguous || constant;
+    // A run-time operand whose panel fits in L1 is packed by the task that uses it (each
+    // task computes every row of its panel, so each panel is packed once either way):
+    // the packing runs in parallel with the products, and the panel is in L1 when they
+    // read it. Measured on the attention's 4 x 64 x 64 products: a separate packing loop
+    // (16K elements, below -min_parallel_work) kept two threads as slow as one.
+    const bool own_panel = pack && !constant && d.k * nr * 4 <= kOwnPanelBytes;
+    if (pack && !own_panel) Pack(panels);
     tir::Var t = tir::MakeVar("t");
     PrimExpr b = Div(t, panels), jb = batch == 1 ? PrimExpr(t) : Mod(t, panels);
     Indices bi = Unflatten(batch == 1 ? IntImm(0) : b, d.batch);
     PrimExpr j0 = Simplify(jb * nr);
+    if (own_panel) panel = MakeBuffer(ctx.FreshName(d.name + "_panel"), {d.k, nr}, d.dtype);
     Stmt body;
     if (full == panels)
       body = ColumnTile(bi, jb, j0, nr);
@@ -215,6 +228,16 @@ struct Builder {
     else
       body = MakeIfThenElse(MakeBinary(BinaryOp::kLT, jb, IntImm(full)), ColumnTile(bi, jb, j0, nr),
                             ColumnTile(bi, jb, j0, d.n % nr));
+    if (own_panel) {
+      // panel[k, v] = b(j0 + v, k), tail columns clamped as Pack does.
+      tir::Var k = tir::MakeVar("k"), v = tir::MakeVar("v");
+      PrimExpr j = Simplify(j0 + v);
+      if (d.n % nr) j = MakeBinary(BinaryOp::kMin, j, IntImm(d.n - 1));
+      Stmt fill = MakeFor(k, IntImm(0), IntImm(d.k), ForKind::kSerial,
+                          MakeFor(v, IntImm(0), IntImm(nr), ForKind::kVectorized,
+                                  MakeStore(panel, d.b(bi, j, k), {k, v})));
+      body = MakeAllocate(panel, MakeSeq({fill, body}), /*zero_fill=*/false);
+    }
     int64_t extent = batch * panels;
     return MakeFor(t, IntImm(0), IntImm(extent), extent > 1 ? ForKind::kParallel : ForKind::kSerial,
                    body);
