@@ -147,6 +147,44 @@ TEST(DenseTemplate, FuseOpsKeepsEpilogueInOneKernel) {
   testing_lower::ExpectClose(want.Flatten()[0], got[0], "native build");
 }
 
+TEST(DenseTemplate, AttentionHeadsAreReadThroughFusedTransposes) {
+  // FuseOps puts the head split and merge into the products; each task packs its own panel
+  // of a run-time operand (head size 24 here), or, past L1 (200), one loop packs them all.
+  for (int d : {24, 200}) {
+    auto s = [](int v) { return std::to_string(v); };
+    auto head = [&](int part, const std::string& axes) {
+      return "strided_slice(%x, begin=[" + s(part * 2 * d) + "], end=[" + s((part + 1) * 2 * d) +
+             "], strides=[1], axes=[1]), newshape=[40, 2, " + s(d) + "]), axes=" + axes + ")";
+    };
+    IRModule mod = InferTypes(ParseModule(Main(
+        "%x: " + T("40, " + s(6 * d)) + ", %w: " + T("37, " + s(2 * d)),
+        "%0 = transpose(reshape(" + head(0, "[1, 0, 2]") + "; "
+        "%1 = transpose(reshape(" + head(1, "[1, 2, 0]") + "; "
+        "%2 = transpose(reshape(" + head(2, "[1, 0, 2]") + "; "
+        "%3 = nn.batch_matmul(%0, %1, transpose_b=False); "
+        "%4 = nn.softmax(divide(%3, 4f), axis=2); "
+        "%5 = nn.batch_matmul(%4, %2, transpose_b=False); "
+        "%6 = reshape(transpose(%5, axes=[1, 0, 2]), newshape=[40, " + s(2 * d) + "]); "
+        "nn.dense(%6, %w)")));
+    auto inputs = testing_lower::RandomInputs(mod, 7);
+    Value want = RunMain(mod, inputs);
+    // Sums of 400 float32 products in another order: 1e-5 of the result is their noise.
+    const double tol = 1e-4;
+    IRModule lowered = ParsePipeline("SimplifyExpr,FuseOps,LowerToTIR")(mod);
+    testing_lower::ExpectSameValues(want, RunMain(lowered, inputs), "lowered d=" + s(d), tol);
+    int kernels = 0;
+    for (const auto& [name, f] : lowered.functions()) kernels += name != "main";
+    // The scores' product, the softmax, the weighted sum and the dense layer.
+    EXPECT_EQ(kernels, 4) << PrintModule(lowered);
+    for (int threads : {1, 2}) {
+      runtime::Executor native(Build(mod, "native -num_threads=" + s(threads)));
+      std::vector<NDArray> got = native.Run(inputs);
+      ASSERT_EQ(got.size(), 1u);
+      testing_lower::ExpectClose(want.Flatten()[0], got[0], "native d=" + s(d), tol);
+    }
+  }
+}
+
 TEST(DenseTemplate, ConstantWeightsArePackedAtCompileTime) {
   // A dense or matmul layer's constant weights (bound into the kernel by LowerToTIR) become
   // one packed constant input wherever the blocked nest runs: no packing loop runs per

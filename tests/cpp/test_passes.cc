@@ -168,6 +168,57 @@ def @main(%x: Tensor[(4, 6), float32]) {
 })");
 }
 
+TEST(PassFuseOps, TransposesAndReshapesFuseIntoTheProductsThatReadThem) {
+  // The attention's head split (slice, reshape, transpose) and merge (transpose, reshape)
+  // are read by the products through their index expressions: no kernel of their own.
+  CheckPass(FuseOps(), R"(
+def @main(%x: Tensor[(8, 24), float32], %w: Tensor[(8, 8), float32]) {
+  %0 = strided_slice(%x, begin=[0], end=[8], strides=[1], axes=[1]);
+  %1 = reshape(%0, newshape=[8, 2, 4]);
+  %2 = transpose(%1, axes=[1, 0, 2]);
+  %3 = strided_slice(%x, begin=[8], end=[16], strides=[1], axes=[1]);
+  %4 = reshape(%3, newshape=[8, 2, 4]);
+  %5 = transpose(%4, axes=[1, 2, 0]);
+  %6 = nn.batch_matmul(%2, %5, transpose_b=False);
+  %7 = transpose(%6, axes=[1, 0, 2]);
+  %8 = reshape(%7, newshape=[16, 8]);
+  nn.dense(%8, %w)
+})",
+            R"(
+def @main(%x: Tensor[(8, 24), float32], %w: Tensor[(8, 8), float32]) {
+  %0 = fn (%p0: Tensor[(8, 24), float32], Primitive=1) {
+    %1 = strided_slice(%p0, begin=[0], end=[8], strides=[1], axes=[1]);
+    %2 = reshape(%1, newshape=[8, 2, 4]);
+    %3 = transpose(%2, axes=[1, 0, 2]);
+    %4 = strided_slice(%p0, begin=[8], end=[16], strides=[1], axes=[1]);
+    %5 = reshape(%4, newshape=[8, 2, 4]);
+    %6 = transpose(%5, axes=[1, 2, 0]);
+    nn.batch_matmul(%3, %6, transpose_b=False)
+  };
+  %7 = %0(%x);
+  %8 = fn (%p1: Tensor[(2, 8, 8), float32], %p2: Tensor[(8, 8), float32], Primitive=1) {
+    %9 = transpose(%p1, axes=[1, 0, 2]);
+    %10 = reshape(%9, newshape=[16, 8]);
+    nn.dense(%10, %p2)
+  };
+  %8(%7, %w)
+})");
+}
+
+TEST(PassFuseOps, ProductsOfFewerThanFourRowsKeepTheirOperandsAsStored) {
+  // A one-row dense layer takes dot products that read its operand in place, so the
+  // reshape before it (a flatten) stays a kernel.
+  IRModule out = FuseOps()(ParseModule(R"(
+def @main(%x: Tensor[(1, 2, 4), float32], %w: Tensor[(3, 8), float32]) {
+  %0 = reshape(%x, newshape=[1, 8]);
+  nn.dense(%0, %w)
+})"));
+  const auto* body = out.LookupFunction("main")->body.as<CallNode>();
+  ASSERT_NE(body, nullptr);
+  ASSERT_EQ(body->args.size(), 2u);
+  EXPECT_NE(body->args[0].as<CallNode>(), nullptr) << "the reshape is its own kernel";
+}
+
 TEST(PassFuseOps, DiamondFusesIntoPostDominator) {
   CheckPass(FuseOps(), R"(
 def @main(%x: Tensor[(8), float32]) {
@@ -409,6 +460,48 @@ def @main(%x: Tensor[(2, 3, 4), float32]) {
 def @main(%x: Tensor[(2, 3, 4), float32]) {
   reshape(%x, newshape=[4, 6])
 })");
+}
+
+TEST(PassSimplifyExpr, ScalesMoveAfterProductsAndReshapesBeforeThem) {
+  // A scalar scale of an operand becomes a scale of the product (its epilogue); a reshape
+  // of a dense layer's rows moves to its operand, so the residual add after it fuses; a
+  // transpose that only moves axes of length 1 is a reshape.
+  CheckPass(SimplifyExpr(), R"(
+def @main(%q: Tensor[(2, 4, 8), float32], %k: Tensor[(2, 8, 4), float32],
+          %a: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32], %r: Tensor[(1, 4, 8), float32]) {
+  %0 = divide(%q, 2f);
+  %1 = nn.batch_matmul(%0, %k, transpose_b=False);
+  %2 = nn.dense(%a, %w);
+  %3 = reshape(%2, newshape=[4, 1, 8]);
+  %4 = transpose(%3, axes=[1, 0, 2]);
+  %5 = add(%r, %4);
+  (%1, %5)
+})",
+            R"(
+def @main(%q: Tensor[(2, 4, 8), float32], %k: Tensor[(2, 8, 4), float32],
+          %a: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32], %r: Tensor[(1, 4, 8), float32]) {
+  %0 = nn.batch_matmul(%q, %k, transpose_b=False);
+  %1 = divide(%0, 2f);
+  %2 = reshape(%a, newshape=[1, 4, 8]);
+  %3 = nn.dense(%2, %w);
+  %4 = add(%r, %3);
+  (%1, %4)
+})");
+}
+
+TEST(PassSimplifyExpr, ScalesAndReshapesOthersReadStayWhereTheyAre) {
+  // The scaled operand is also a result, and the dense layer's result is read twice: moving
+  // either would compute it twice.
+  const char* text = R"(
+def @main(%q: Tensor[(2, 4, 8), float32], %k: Tensor[(2, 8, 4), float32],
+          %a: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {
+  %0 = multiply(%q, 2f);
+  %1 = nn.batch_matmul(%0, %k, transpose_b=False);
+  %2 = nn.dense(%a, %w);
+  %3 = reshape(%2, newshape=[1, 4, 8]);
+  (%0, %1, %2, %3)
+})";
+  CheckPass(SimplifyExpr(), text, text);
 }
 
 TEST(PassSimplifyExpr, NestedConcatenationsAlongOneAxisAreFlattened) {

@@ -59,6 +59,7 @@ struct Groups {
   std::vector<int> parent, num_nodes;
   std::vector<Kind> pattern;
   std::vector<bool> has_anchor;
+  std::vector<int> anchor;  ///< the group's out-elemwise-fusable node (-1: none)
 
   int Root(int g) {
     while (parent[g] != g) g = parent[g] = parent[parent[g]];
@@ -72,6 +73,7 @@ struct Groups {
     parent[child] = into;
     if (has_anchor[child]) {
       has_anchor[into] = true;
+      anchor[into] = anchor[child];
       pattern[into] = MaxKind(pattern[child], pattern[into]);
     }
   }
@@ -85,11 +87,13 @@ class Partitioner {
     groups_.num_nodes.assign(n, 0);
     groups_.pattern.resize(n);
     groups_.has_anchor.assign(n, false);
+    groups_.anchor.assign(n, -1);
     for (size_t i = 0; i < n; ++i) {
       groups_.parent[i] = static_cast<int>(i);
       Kind k = NodePattern(graph.nodes()[i].ref);
       groups_.pattern[i] = k;
       groups_.has_anchor[i] = k == Kind::kOutEWiseFusable;
+      if (k == Kind::kOutEWiseFusable) groups_.anchor[i] = static_cast<int>(i);
       groups_.num_nodes[i] = graph.nodes()[i].ref.as<CallNode>() ? 1 : 0;
     }
     ComputeDomPatterns();
@@ -158,8 +162,31 @@ class Partitioner {
       }
     } else if (kind == Kind::kInjective || kind == Kind::kTuple) {
       if (phase != 1) return;
-      TryFuse(i, dom, [](Kind k, bool) { return k <= Kind::kInjective; });
+      bool into_product = kind == Kind::kInjective && ReadsOperandsInPlace(groups_.anchor[dom_root]);
+      TryFuse(i, dom, [into_product](Kind k, bool is_sink) {
+        return k <= Kind::kInjective || (into_product && is_sink && k == Kind::kOutEWiseFusable);
+      });
     }
+  }
+
+  /// Whether node `anchor` is a matrix product whose operands may be computed by fused
+  /// injective ops (a transpose, reshape or slice): the GEMM template reads each operand
+  /// element through its index expression (packing the right one), so a transformer's
+  /// head split and merge cost no kernel of their own, nor a pass over memory. Products
+  /// with fewer than 4 rows are left alone: they take dot products that need their left
+  /// operand as it is stored.
+  bool ReadsOperandsInPlace(int anchor) const {
+    if (anchor < 0) return false;
+    const auto* call = graph_.nodes()[anchor].ref.as<CallNode>();
+    if (!call || !call->op()) return false;
+    const std::string& op = call->op()->name;
+    if (op != "nn.dense" && op != "nn.matmul" && op != "nn.batch_matmul") return false;
+    const auto* t = call->checked_type_or_null().as<TensorTypeNode>();
+    if (!t || t->shape.size() < 2) return false;
+    int64_t rows = t->shape[t->shape.size() - 2];
+    if (op != "nn.batch_matmul")
+      for (size_t d = 0; d + 2 < t->shape.size(); ++d) rows *= t->shape[d];
+    return rows >= 4;
   }
 
   /// Every node on a path from `src` (exclusive) to `sink` (inclusive); false when a

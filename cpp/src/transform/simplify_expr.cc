@@ -1,5 +1,6 @@
 // SimplifyExpr: algebraic identities, reshape/transpose chains, nested concatenations and
 // layer norms written op by op.
+#include <algorithm>
 #include <numeric>
 #include "builtin_passes.h"
 
@@ -35,6 +36,15 @@ std::vector<int64_t> Permutation(const CallNode* call, int ndim) {
   return perm;
 }
 
+/// The one-element constant scaling `call` (multiply by or divide by it), or null.
+const ConstantNode* ScalarScale(const CallNode* call) {
+  if (!call || !call->op() || call->args.size() != 2) return nullptr;
+  const std::string& op = call->op()->name;
+  if (op != "multiply" && op != "divide") return nullptr;
+  const auto* c = call->args[1].as<ConstantNode>();
+  return c && c->data.NumElements() == 1 ? c : nullptr;
+}
+
 /// `attrs` plus frozen_layout when either call merged into one was frozen: the merged call
 /// reads the inner call's operand and produces the outer call's result, so it keeps both
 /// pins.
@@ -60,6 +70,7 @@ class ExprSimplifier : public ExprMutator {
     const auto& a = call->args;
     const auto& oa = orig->args;
     if (Expr ln = SimplifyLayerNorm(orig, call, uses_); ln.defined()) return ln;
+    if (Expr moved = ScaleAfterProduct(original, orig, call); moved.defined()) return moved;
     // x * 1 -> x, x + 0 -> x, x - 0 -> x, x / 1 -> x (only when no broadcast widens x).
     if ((op == "multiply" || op == "add") && a.size() == 2) {
       double unit = op == "multiply" ? 1.0 : 0.0;
@@ -76,6 +87,7 @@ class ExprSimplifier : public ExprMutator {
           inner && inner->op() && inner->op()->name == "negative")
         return inner->args[0];
     }
+    if (Expr moved = ReshapeBeforeProduct(original, orig, call); moved.defined()) return moved;
     // No-op reshape / cast / copy-free transpose -> x.
     if ((op == "reshape" || op == "cast") && SameTensorType(oa[0], original)) return a[0];
     // reshape(reshape(x)) -> reshape(x)
@@ -145,6 +157,23 @@ class ExprSimplifier : public ExprMutator {
       std::vector<int64_t> identity(perm.size());
       std::iota(identity.begin(), identity.end(), 0);
       if (perm == identity) return source;
+      // A transpose that keeps the order of the axes longer than 1 moves no element:
+      // it is a reshape (read without index arithmetic, and merged with other reshapes).
+      const auto* out_type = TensorTypeOf(original);
+      std::vector<int64_t> moved;
+      for (int64_t p : perm)
+        if (t->shape[p] != 1) moved.push_back(p);
+      if (merged == call && out_type && std::is_sorted(moved.begin(), moved.end())) {
+        const CallNode* from = call;  // reshape(reshape(x)) -> reshape(x), as below
+        if (auto* inner = source.as<CallNode>();
+            inner && inner->op() && inner->op()->name == "reshape") {
+          source = inner->args[0];
+          from = inner;
+        }
+        return MakeOpCall("reshape", {source},
+                          MergedAttrs(Attrs{{"newshape", AttrValue::Ints(out_type->shape)}}, call,
+                                      from));
+      }
       if (source.same_as(a[0])) return rebuilt;
       return MakeOpCall("transpose", {source},
                         MergedAttrs(Attrs{{"axes", AttrValue::Ints(perm)}}, call, merged));
@@ -153,6 +182,61 @@ class ExprSimplifier : public ExprMutator {
   }
 
  private:
+  /// reshape(dense(x, w)) -> dense(reshape(x), w) when the reshape keeps the last axis (it
+  /// only regroups rows; nn.matmul with [k, n] weights alike): the product then reads its
+  /// operand through the reshape (FuseOps) and elementwise consumers of the result, such
+  /// as a residual add, become its epilogue instead of a kernel of their own.
+  Expr ReshapeBeforeProduct(const Expr& original, const CallNode* orig, const CallNode* call) {
+    if (call->op()->name != "reshape" || IsFrozenLayout(Call(call))) return Expr();
+    const auto* product = call->args[0].as<CallNode>();
+    const auto* orig_product = orig->args[0].as<CallNode>();
+    if (!product || !orig_product || !product->op() || IsFrozenLayout(Call(product))) return Expr();
+    const std::string& op = product->op()->name;
+    bool plain_matmul = op == "nn.matmul" && !product->attrs.GetBool("transpose_a");
+    if (op != "nn.dense" && !plain_matmul) return Expr();
+    auto use = uses_.find(orig->args[0].get());
+    if (use == uses_.end() || use->second != 1) return Expr();
+    const auto* out = TensorTypeOf(original);
+    const auto* in = TensorTypeOf(orig_product->args[0]);
+    const auto* weights = TensorTypeOf(orig_product->args[1]);
+    const auto* result = TensorTypeOf(orig->args[0]);
+    if (!out || !in || !weights || !result || out->ndim() < 2 || in->ndim() < 1 ||
+        weights->ndim() != 2 || out->shape.back() != result->shape.back())
+      return Expr();
+    std::vector<int64_t> shape(out->shape.begin(), out->shape.end() - 1);
+    shape.push_back(in->shape.back());
+    Expr a = MakeOpCall("reshape", {product->args[0]}, {{"newshape", AttrValue::Ints(shape)}});
+    return MakeOpCall(op, {a, product->args[1]}, product->attrs);
+  }
+
+  /// product(x * c, y) -> product(x, y) * c for a one-element constant c (and / c alike),
+  /// on either operand of a matrix product: the scale becomes the product's fused
+  /// epilogue instead of a pass over an operand (the attention's query / sqrt(d)), and
+  /// leaves the operand a transpose the product reads in place.
+  Expr ScaleAfterProduct(const Expr& original, const CallNode* orig, const CallNode* call) {
+    const std::string& op = call->op()->name;
+    if (op != "nn.dense" && op != "nn.matmul" && op != "nn.batch_matmul") return Expr();
+    if (call->args.size() != 2 || IsFrozenLayout(Call(call))) return Expr();
+    const auto* out = TensorTypeOf(original);
+    for (size_t i = 0; i < 2; ++i) {
+      const auto* scale = call->args[i].as<CallNode>();
+      const auto* orig_scale = orig->args[i].as<CallNode>();
+      const ConstantNode* c = ScalarScale(scale);
+      if (!c || !orig_scale || IsFrozenLayout(Call(scale))) continue;
+      // Only a scale nothing else reads, that widens nothing, and whose constant does not
+      // raise the product's rank.
+      auto use = uses_.find(orig->args[i].get());
+      if (use == uses_.end() || use->second != 1) continue;
+      if (!SameTensorType(orig_scale->args[0], orig->args[i])) continue;
+      if (!out || c->data.ndim() > out->ndim()) continue;
+      std::vector<Expr> args = call->args;
+      args[i] = scale->args[0];
+      return MakeOpCall(scale->op()->name,
+                        {MakeOpCall(op, args, call->attrs), scale->args[1]}, {});
+    }
+    return Expr();
+  }
+
   UseCounts uses_;
 };
 
@@ -162,8 +246,19 @@ Pass SimplifyExpr() {
   return CreateModulePass(
       [](IRModule mod, const PassContext&) {
         mod = InferTypes(mod);
-        return InferTypes(MapOptimizableFunctions(
-            mod, [](const Function& f) { return ExprSimplifier(CountUses(f)).Mutate(f); }));
+        // A rewrite can enable one on its consumer (a transpose turned reshape merges with
+        // a reshape, which then moves before a product): a few rounds, each on freshly
+        // typed IR with fresh use counts, until one changes nothing.
+        for (int round = 0; round < 4; ++round) {
+          bool changed = false;
+          mod = InferTypes(MapOptimizableFunctions(mod, [&changed](const Function& f) {
+            Expr out = ExprSimplifier(CountUses(f)).Mutate(f);
+            changed = changed || !out.same_as(f);
+            return out;
+          }));
+          if (!changed) break;
+        }
+        return mod;
       },
       PassInfo{"SimplifyExpr", 0, {}});
 }

@@ -111,7 +111,7 @@ std::vector<TensorExpr> Matmul(LowerContext& ctx, const std::vector<TensorExpr>&
       return tb ? b.at({j, k}) : b.at({k, j});
     };
     g.a_k_contiguous = !ta && a.depth == 0;
-    g.b_j_contiguous = !tb;
+    g.b_j_contiguous = !tb && b.depth == 0;
     if (b.constant.defined() && b.constant.dtype() == DType::kFloat32 && b.constant.shape() == b.shape &&
         b.shape.size() == 2) {
       g.b_constant = b.constant;
@@ -147,7 +147,8 @@ std::vector<TensorExpr> BatchMatmul(LowerContext& ctx, const std::vector<TensorE
       return tb ? y.at({b, j, k}) : y.at({b, k, j});
     };
     g.a_k_contiguous = !ta && x.depth == 0;
-    g.b_j_contiguous = !tb;
+    // An operand computed by fused ops (a transposed head of the attention) is packed.
+    g.b_j_contiguous = !tb && y.depth == 0;
     g.b_batched = yb;
     if (UseGemmTemplate(g)) AttachGemmNest(spec, std::move(g));
   }
