@@ -78,6 +78,40 @@ TEST(DenseTemplate, TiledNestHasRegisterTile) {
   EXPECT_TRUE(HasAllocate(pf->body, "dense_acc"));
 }
 
+/// The extent of the outermost loop of `pf`'s body (0 when it does not start with one).
+int64_t OuterExtent(const tir::PrimFunc& pf) {
+  const tir::Stmt* s = &pf->body;
+  while (auto* a = s->as<tir::AllocateNode>()) s = &a->body;
+  if (auto* q = s->as<tir::SeqStmtNode>()) s = &q->seq.back();
+  auto* f = s->as<tir::ForNode>();
+  auto* e = f ? f->extent.as<tir::IntImmNode>() : nullptr;
+  return e ? e->value : 0;
+}
+
+TEST(DenseTemplate, EvenRowCountsSplitInTwoBlocksOutermost) {
+  // 40 rows: two blocks of 20 (a 12-row tile and an 8-row tail each), the tasks of the
+  // first block first, so the first thread computes the first half of the rows; 39 rows
+  // stay one block. Values on one and two threads.
+  auto extent = [](int m) {
+    IRModule mod = InferTypes(ParseModule(Dense(m, 37, 20)));
+    return OuterExtent(lower::LowerPrimitive(
+        WithAttr(mod.LookupFunction("main"), attr::kPrimitive, int64_t{1}), "k"));
+  };
+  EXPECT_GT(extent(39), 0);
+  EXPECT_EQ(extent(40), 2 * extent(39));
+  for (int m : {40, 64}) {
+    std::string p = "%x: " + T(std::to_string(m) + ", 20") + ", %w: " + T("37, 20") + ", %b: " + T("37");
+    IRModule mod = InferTypes(ParseModule(Main(p, "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))")));
+    auto inputs = testing_lower::RandomInputs(mod, 3);
+    Value want = RunMain(mod, inputs);
+    for (int threads : {1, 2}) {
+      runtime::Executor native(Build(mod, "native -num_threads=" + std::to_string(threads)));
+      testing_lower::ExpectClose(want.Flatten()[0], native.Run(inputs)[0],
+                                 "m=" + std::to_string(m) + " threads=" + std::to_string(threads));
+    }
+  }
+}
+
 TEST(DenseTemplate, FusedEpilogues) {
   std::string p = "%x: " + T("37, 53") + ", %w: " + T("100, 53") + ", %b: " + T("100");
   CheckLowering(Main(p, "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))"));
