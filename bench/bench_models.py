@@ -2,7 +2,7 @@
 under a fixed seed, no downloads), a 2-layer TransformerEncoder (d=256, 4 heads, seq 64),
 an MLP 784-512-512-10 and a small MNIST CNN are exported to ONNX, imported by Tessera,
 checked against PyTorch (rtol 1e-4), and timed in the same run on one and two threads
-(warm-up, then median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
+(interleaved rounds with rests between configurations; median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
 optimize_for_inference), Tessera native, and Tessera with each library backend this
 build has (`native -compiler=dnnl`, `native -libs=blas`), built at opt_level 3 (layout
 planning; `--opt-level`). Writes bench/results/models.{md,json}.
@@ -74,6 +74,7 @@ def make_models():
 
 
 def timed(fn, warmup, repeat):
+    """Runs fn `warmup` times, then times `repeat` runs: (median, p90) ms."""
     for _ in range(warmup):
         fn()
     times = []
@@ -83,6 +84,29 @@ def timed(fn, warmup, repeat):
         times.append((time.perf_counter() - t) * 1e3)
     times.sort()
     return statistics.median(times), times[min(len(times) - 1, int(0.9 * len(times)))]
+
+
+def interleaved(configs, warmup, repeat, rounds, pause):
+    """Times each configuration in `rounds` rounds: every round gives each in turn, after
+    `pause` seconds of rest (a peer's OpenMP threads spin on after its runs and would slow
+    the next one), `warmup` untimed and `repeat` timed runs. `configs` maps a name to a
+    function(warmup, repeat) -> (median, p90) ms. Returns name -> (median of the rounds'
+    medians, median of their p90s), so the machine's drift falls on every configuration."""
+    per_round = {name: [] for name in configs}
+    for _ in range(rounds):
+        for name, run in configs.items():
+            time.sleep(pause)
+            per_round[name].append(run(warmup, repeat))
+    return {name: (statistics.median(m for m, _ in r), statistics.median(p for _, p in r))
+            for name, r in per_round.items()}
+
+
+def tessera_timer(exe, x):
+    """Tessera's whole runs timed by the executable itself (no Python call per run)."""
+    def run(warmup, repeat):
+        b = exe.benchmark(input=x, warmup=warmup, repeat=repeat)
+        return b["median_ms"], b["p90_ms"]
+    return run
 
 
 def machine():
@@ -103,8 +127,12 @@ def machine():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=20, help="timed runs per round")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs per round")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds, each timing every configuration in turn")
+    parser.add_argument("--pause", type=float, default=0.3,
+                        help="seconds of rest before each configuration's turn")
     parser.add_argument("--models", default="")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--opset", type=int, default=13)
@@ -153,32 +181,35 @@ def main():
             out = exe.run(input=x.numpy())
             err = float(np.max(np.abs(out - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
             ok = bool(np.allclose(out, ref, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(ref)))))
-            with torch.no_grad():
-                eager = timed(lambda: model(x), args.warmup, args.repeat)
-                fz = timed(lambda: frozen(x), args.warmup, args.repeat)
-            b = exe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
-            row[f"t{n}"] = {"eager_ms": eager, "frozen_ms": fz,
-                            "tessera_ms": (b["median_ms"], b["p90_ms"]),
-                            "build_s": round(build_s, 2), "max_rel_err": err, "match": ok}
+            row[f"t{n}"] = {"build_s": round(build_s, 2), "max_rel_err": err, "match": ok}
+            xn = x.numpy()
+            configs = {"eager": lambda w, r: timed(lambda: model(x), w, r),
+                       "frozen": lambda w, r: timed(lambda: frozen(x), w, r),
+                       "tessera": tessera_timer(exe, xn)}
             for lib, option in libraries:
                 with tessera.transform.PassContext(opt_level=args.opt_level):
                     lexe = tessera.build(mod, target=f"native -num_threads={n} {option}")
-                lout = lexe.run(input=x.numpy())
+                lout = lexe.run(input=xn)
                 lerr = float(np.max(np.abs(lout - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
-                lb = lexe.benchmark(input=x.numpy(), warmup=args.warmup, repeat=args.repeat)
-                row[f"t{n}"][lib + "_ms"] = (lb["median_ms"], lb["p90_ms"])
                 row[f"t{n}"][lib + "_max_rel_err"] = lerr
                 row[f"t{n}"]["match"] = row[f"t{n}"]["match"] and bool(
                     np.allclose(lout, ref, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(ref)))))
+                configs[lib] = tessera_timer(lexe, xn)
+            with torch.no_grad():
+                timing = interleaved(configs, args.warmup, args.repeat, args.rounds, args.pause)
+            eager, fz, b = timing["eager"], timing["frozen"], timing["tessera"]
+            row[f"t{n}"].update({"eager_ms": eager, "frozen_ms": fz, "tessera_ms": b})
+            for lib, _ in libraries:
+                row[f"t{n}"][lib + "_ms"] = timing[lib]
             print(f"{name} threads={n}: eager {eager[0]:.3f} ms, frozen {fz[0]:.3f} ms, "
-                  f"tessera {b['median_ms']:.3f} ms (p90 {b['p90_ms']:.3f}), "
+                  f"tessera {b[0]:.3f} ms (p90 {b[1]:.3f}), "
                   + "".join(f"tessera+{lib} {row[f't{n}'][lib + '_ms'][0]:.3f} ms, "
                             for lib, _ in libraries)
                   + f"rel err {err:.1e} {'OK' if row[f't{n}']['match'] else 'MISMATCH'}",
                   flush=True)
         results.append(row)
     info = {"machine": machine(), "threads": threads, "warmup": args.warmup,
-            "repeat": args.repeat, "opset": args.opset, "opt_level": args.opt_level,
+            "repeat": args.repeat, "rounds": args.rounds, "pause_s": args.pause, "opset": args.opset, "opt_level": args.opt_level,
             "load_start": load_start, "date": time.strftime("%Y-%m-%d %H:%M"), "results": results}
     out_dir = ROOT / "results"
     out_dir.mkdir(exist_ok=True)
@@ -187,7 +218,9 @@ def main():
              f"Machine: {info['machine']['cpu']}, {info['machine']['cores']} cores; "
              f"torch {torch.__version__}; OPENBLAS_CORETYPE={info['machine']['OPENBLAS_CORETYPE']} "
              f"(OpenBLAS core {info['machine']['openblas_core']}); "
-             f"{args.warmup} warm-up + {args.repeat} timed runs, median (p90) ms; batch 1; "
+             f"{args.rounds} interleaved rounds of {args.warmup} warm-up + {args.repeat} timed "
+             f"runs per configuration, {args.pause} s apart, median (p90) ms of the rounds'; "
+             f"Tessera timed by `Executable.benchmark` (no Python call per run); batch 1; "
              f"Tessera at opt_level {args.opt_level}; load average {load_start:.2f} at the start; "
              f"{info['date']}.", "",
              "Command: `PYTHONPATH=build/python /usr/bin/python3 bench/bench_models.py`", "",

@@ -2,6 +2,8 @@
 // scratch allocations, guarded padding, parallel loops on an ABI thread pool, vectorized
 // loops (contiguous, broadcast, strided, tails), unrolled loops.
 #include "codegen_test_util.h"
+#include "tessera/backend/build.h"
+#include "tessera/runtime/executable.h"
 
 namespace tessera {
 namespace {
@@ -160,6 +162,46 @@ TEST(CodegenLoops, ParallelLoopRunsEachIterationOnceOnThePool) {
   testing::ExpectClose(RunNative(mod, "par", args, nullptr)[1], want[1], "null env");
   TsKernelEnv serial{nullptr, nullptr};
   testing::ExpectClose(RunNative(mod, "par", args, &serial)[1], want[1], "null parallel_for");
+}
+
+TEST(CodegenLoops, RunsThatAskRunEachChunkLastToFirst) {
+  // B[0] = i in every iteration (not independent, on purpose): the last iteration run
+  // leaves its value. Forward runs leave 102, reversed ones 0; serially the whole range is
+  // one chunk, on a pool each chunk is reversed in itself.
+  Buffer a = MakeBuffer("A", {1}), b = MakeBuffer("B", {1});
+  tir::Var i = tir::MakeVar("i");
+  PrimFunc f = MakePrimFunc({a, b}, 1,
+                            MakeFor(i, IntImm(0), IntImm(103), ForKind::kParallel,
+                                    MakeStore(b, MakeCast(DType::kFloat32, i), {IntImm(0)})));
+  native::CodegenOptions options;
+  options.min_parallel_work = 1 << 20;  // the calling thread runs all of it
+  runtime::Module mod = native::BuildNativeModule({{"order", f}}, TestCompileOptions(), options);
+  std::vector<NDArray> args = MakeArgs(f, 1);
+  for (int32_t reverse : {0, 1, 0}) {
+    TsKernelEnv env{nullptr, nullptr, reverse};
+    EXPECT_EQ(RunNative(mod, "order", args, &env)[1].data_as<float>()[0], reverse ? 0.0f : 102.0f);
+  }
+}
+
+TEST(CodegenLoops, AnExecutorAsksForReverseOrderEveryOtherRun) {
+  // The same dependent loop in a program: runs of one executor state alternate, starting
+  // reversed.
+  IRModule mod = ParseModule(R"(
+def @main(%x: Tensor[(8), float32]) {
+  call_tir(@last, (%x,), Tensor[(1), float32])
+}
+primfn @last(%A: Buffer[(8), float32], global_symbol="last_k") -> (%B: Buffer[(1), float32]) {
+  for %i: int32 in 0 +: 8 parallel {
+    %B[0] = %A[%i];
+  }
+}
+)");
+  tir::PrimFunc f(mod.Lookup("last").as<tir::PrimFuncNode>());
+  runtime::Executor ex(CreateExecutable(
+      mod, native::BuildNativeModule({{"last_k", f}}, TestCompileOptions(), {})));
+  NDArray x = NDArray::FromFloats({8}, {0, 1, 2, 3, 4, 5, 6, 7});
+  for (float want : {0.0f, 7.0f, 0.0f, 7.0f})
+    EXPECT_EQ(ex.Run({{"x", x}})[0].data_as<float>()[0], want);
 }
 
 TEST(CodegenLoops, ParallelLoopsWithLittleWorkRunOnTheCallingThread) {

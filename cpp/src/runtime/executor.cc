@@ -55,6 +55,7 @@ Executor::~Executor() = default;
 
 Executor::RunState Executor::NewState() const {
   RunState state;
+  state.env = env_;
   // One allocation for every intermediate; never resized.
   state.arena = NDArray::Empty({static_cast<int64_t>(exe_->plan_.arena_bytes) + 64}, DType::kUInt8);
   char* base = static_cast<char*>(state.arena.data());
@@ -102,6 +103,7 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
   }
 
   auto state = states_.Take([this] { return NewState(); });  // a concurrent call: its own arena
+  state->env.reverse = !state->env.reverse;
   for (size_t i = 0; i < exe.program_.instructions.size(); ++i) {
     const Instruction& ins = exe.program_.instructions[i];
     std::vector<void*>& bufs = state->buffers[i];
@@ -112,7 +114,7 @@ std::vector<NDArray> Executor::RunImpl(const std::map<std::string, NDArray>& inp
     }
     auto start = std::chrono::steady_clock::now();
     try {
-      kernels_[i](bufs.data(), &env_);
+      kernels_[i](bufs.data(), &state->env);
     } catch (const Error& err) {
       throw Error(err.kind(), "kernel '" + ins.symbol + "': " + err.what());
     }

@@ -454,6 +454,7 @@ TsKernelEnv KernelEnvFor(ThreadPool* pool) {
   TsKernelEnv env;
   env.pool = pool;
   env.parallel_for = pool ? &ParallelForEntry : nullptr;
+  env.reverse = 0;
   return env;
 }
 

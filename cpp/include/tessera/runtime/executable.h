@@ -200,6 +200,9 @@ class Executor {
   struct RunState {
     NDArray arena;
     std::vector<std::vector<void*>> buffers;
+    /// The kernels' environment for this state's runs: the executor's, with `reverse`
+    /// flipped on each run (see kernel_abi.h).
+    TsKernelEnv env;
   };
   RunState NewState() const;
 

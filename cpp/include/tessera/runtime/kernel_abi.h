@@ -14,10 +14,15 @@ typedef void (*TsParallelBody)(void* closure, int64_t begin, int64_t end);
 
 /** What the runtime hands a kernel: its thread pool, reached through `parallel_for`,
  *  which splits [0, n) into chunks, runs `body` on them (the calling thread takes one)
- *  and returns when all are done. A null `parallel_for` means: run serially. */
+ *  and returns when all are done. A null `parallel_for` means: run serially.
+ *  `reverse` (set on every other run of an executor's state) asks the kernel to run the
+ *  iterations of each chunk of its parallel loops last to first: they are independent, so
+ *  the results are the same, and what one run read last, still in cache, the next reads
+ *  first (weights somewhat larger than L2 are then read from L2 in good part). */
 typedef struct TsKernelEnv {
   void* pool;
   void (*parallel_for)(void* pool, int64_t n, TsParallelBody body, void* closure);
+  int32_t reverse;
 } TsKernelEnv;
 
 /** A compiled kernel. `buffers` are the PrimFunc's parameters in order (inputs, then

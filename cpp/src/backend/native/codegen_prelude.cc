@@ -426,6 +426,7 @@ typedef void (*TsParallelBody)(void* closure, int64_t begin, int64_t end);
 typedef struct TsKernelEnv {
   void* pool;
   void (*parallel_for)(void* pool, int64_t n, TsParallelBody body, void* closure);
+  int32_t reverse;
 } TsKernelEnv;
 typedef int32_t (*TsKernelFn)(void* const* buffers, const TsKernelEnv* env);
 #endif /* TESSERA_RUNTIME_KERNEL_ABI_H_ */

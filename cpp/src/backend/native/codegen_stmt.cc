@@ -339,6 +339,7 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   for (const auto* b : bufs) Line(cl + "." + Buf(b, "use").name + " = " + Buf(b, "use").name + ";");
   for (const auto* v : vars) Line(cl + "." + VarName(v) + " = " + VarName(v) + ";");
   Line(cl + ".ts_lo = " + Index(n->min) + ";");
+  Line(cl + ".ts_reverse = env != NULL && env->reverse;");
   Line(cl + ".ts_status = &ts_status;");
   Line("const int64_t " + count + " = " + Index(n->extent) + ";");
   Open("if (" + count + " > 0) {");
@@ -368,6 +369,7 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   for (const auto* b : bufs) Line(PointerType(b, Buf(b, "use")) + " " + Buf(b, "use").name + ";");
   for (const auto* v : vars) Line("int64_t " + VarName(v) + ";");
   Line("int64_t ts_lo;");
+  Line("int32_t ts_reverse;");
   Line("int32_t* ts_status;");
   Close("} " + closure + ";");
   Open("static void " + fn + "(void* ts_closure, int64_t ts_begin, int64_t ts_end) {");
@@ -380,8 +382,10 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   Line("int32_t ts_status = 0;");
   BindVar(n->loop_var.get());
   const std::string& lv = VarName(n->loop_var.get());
-  Open("for (int64_t " + lv + " = ts_c->ts_lo + ts_begin; " + lv + " < ts_c->ts_lo + ts_end; ++" +
-       lv + ") {");
+  // Iterations run first to last, or last to first when the run asks (TsKernelEnv.reverse).
+  Line("const int64_t ts_first = ts_c->ts_lo + ts_begin, ts_last = ts_c->ts_lo + ts_end - 1;");
+  Open("for (int64_t ts_i = ts_first; ts_i <= ts_last; ++ts_i) {");
+  Line("const int64_t " + lv + " = ts_c->ts_reverse ? ts_first + ts_last - ts_i : ts_i;");
   // The pool only hands out chunks of [0, extent), but the compiler cannot see that through
   // the closure: told the range, it drops the sign fix-ups of floordiv/floormod of the loop
   // variable (a fused parallel loop's bindings) and keeps the inner loops vectorised.

@@ -41,8 +41,9 @@ namespace {
 /// the calling thread (-min_parallel_work), exact GELU through erfc, exp without selects and
 /// one-instruction vector min / max. 5: exp's final scaling by AVX-512's SCALEF. 6: vector
 /// loops streaming over large buffers prefetch ahead. 7: indices simplified within their
-/// loops' ranges; GEMM tasks pack their own panel of a run-time operand.
-constexpr int kNativeCodeRevision = 7;
+/// loops' ranges; GEMM tasks pack their own panel of a run-time operand. 8: parallel loops
+/// run their chunks' iterations in reverse on the runs that ask (TsKernelEnv.reverse).
+constexpr int kNativeCodeRevision = 8;
 
 }  // namespace
 
