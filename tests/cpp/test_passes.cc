@@ -491,15 +491,18 @@ def @main(%q: Tensor[(2, 4, 8), float32], %k: Tensor[(2, 8, 4), float32],
 
 TEST(PassSimplifyExpr, ScalesAndReshapesOthersReadStayWhereTheyAre) {
   // The scaled operand is also a result, and the dense layer's result is read twice: moving
-  // either would compute it twice.
+  // either would compute it twice. An integer division does not move past a sum.
   const char* text = R"(
 def @main(%q: Tensor[(2, 4, 8), float32], %k: Tensor[(2, 8, 4), float32],
-          %a: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {
+          %a: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32],
+          %i: Tensor[(2, 4, 8), int32], %j: Tensor[(2, 8, 4), int32]) {
   %0 = multiply(%q, 2f);
   %1 = nn.batch_matmul(%0, %k, transpose_b=False);
   %2 = nn.dense(%a, %w);
   %3 = reshape(%2, newshape=[1, 4, 8]);
-  (%0, %1, %2, %3)
+  %4 = divide(%i, 2);
+  %5 = nn.batch_matmul(%4, %j, transpose_b=False);
+  (%0, %1, %2, %3, %5)
 })";
   CheckPass(SimplifyExpr(), text, text);
 }

@@ -228,7 +228,11 @@ class ExprSimplifier : public ExprMutator {
       auto use = uses_.find(orig->args[i].get());
       if (use == uses_.end() || use->second != 1) continue;
       if (!SameTensorType(orig_scale->args[0], orig->args[i])) continue;
-      if (!out || c->data.ndim() > out->ndim()) continue;
+      // Floats only (an integer division does not commute with the sum), of the result's
+      // dtype (a product with another out_dtype would be scaled by a mismatched constant).
+      if (!out || c->data.ndim() > out->ndim() || !IsFloat(out->dtype) ||
+          c->data.dtype() != out->dtype)
+        continue;
       std::vector<Expr> args = call->args;
       args[i] = scale->args[0];
       return MakeOpCall(scale->op()->name,
