@@ -2,8 +2,9 @@
 under a fixed seed, no downloads), a 2-layer TransformerEncoder (d=256, 4 heads, seq 64),
 an MLP 784-512-512-10 and a small MNIST CNN are exported to ONNX, imported by Tessera,
 checked against PyTorch (rtol 1e-4), and timed in the same run on one and two threads
-(interleaved rounds with rests between configurations; median/p90): PyTorch eager, TorchScript frozen (torch.jit.freeze +
-optimize_for_inference), Tessera native, and Tessera with each library backend this
+(interleaved rounds, rests between configurations; median/p90): PyTorch eager,
+TorchScript frozen (torch.jit.freeze + optimize_for_inference), Tessera native, and
+Tessera with each library backend this
 build has (`native -compiler=dnnl`, `native -libs=blas`), built at opt_level 3 (layout
 planning; `--opt-level`). Writes bench/results/models.{md,json}.
 
@@ -209,7 +210,8 @@ def main():
                   flush=True)
         results.append(row)
     info = {"machine": machine(), "threads": threads, "warmup": args.warmup,
-            "repeat": args.repeat, "rounds": args.rounds, "pause_s": args.pause, "opset": args.opset, "opt_level": args.opt_level,
+            "repeat": args.repeat, "rounds": args.rounds, "pause_s": args.pause,
+            "opset": args.opset, "opt_level": args.opt_level,
             "load_start": load_start, "date": time.strftime("%Y-%m-%d %H:%M"), "results": results}
     out_dir = ROOT / "results"
     out_dir.mkdir(exist_ok=True)

@@ -100,7 +100,8 @@ TEST(DenseTemplate, EvenRowCountsSplitInTwoBlocksOutermost) {
   EXPECT_GT(extent(39), 0);
   EXPECT_EQ(extent(40), 2 * extent(39));
   for (int m : {40, 64}) {
-    std::string p = "%x: " + T(std::to_string(m) + ", 20") + ", %w: " + T("37, 20") + ", %b: " + T("37");
+    std::string p =
+        "%x: " + T(std::to_string(m) + ", 20") + ", %w: " + T("37, 20") + ", %b: " + T("37");
     IRModule mod = InferTypes(ParseModule(Main(p, "nn.relu(nn.bias_add(nn.dense(%x, %w), %b))")));
     auto inputs = testing_lower::RandomInputs(mod, 3);
     Value want = RunMain(mod, inputs);

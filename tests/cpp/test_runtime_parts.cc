@@ -2,6 +2,7 @@
 // call reads the whole, the memory plan keeps the whole alive, files keep the parts, and
 // programs whose parts overlap, leave gaps or are misplaced are errors.
 #include "runtime_test_util.h"
+#include "tessera/support/sha256.h"
 
 namespace tessera {
 namespace {
@@ -65,6 +66,14 @@ uint32_t SavedVersion(const Executable& exe) {
   return v;
 }
 
+/// `bytes` (a saved executable) with the format version `version` in its header, the
+/// digest redone: what an earlier build wrote for the same program.
+std::string WithVersion(std::string bytes, uint32_t version) {
+  for (int i = 0; i < 4; ++i) bytes[12 + i] = static_cast<char>((version >> (8 * i)) & 0xff);
+  bytes.resize(bytes.size() - 64);
+  return bytes + Sha256Hex(bytes.data(), bytes.size());
+}
+
 /// What PartsProgram computes for x = Iota({16}, -3).
 NDArray Expected() {
   NDArray x = Iota({16}, -3.0f);
@@ -85,8 +94,9 @@ TEST(RuntimeParts, KernelsWriteThePartsOfTheWholeALaterCallReads) {
   EXPECT_EQ(exe->memory_plan().arena_bytes, 128u);
   std::map<std::string, NDArray> in{{"x", Iota({16}, -3.0f)}};
   EXPECT_TRUE(Executor(exe).Run(in)[0].BitwiseEqual(Expected()));
-  // The parts survive a file (of format version 4; without parts, version 3).
-  EXPECT_EQ(SavedVersion(*exe), 4u);
+  // The parts survive a file (of format version 5, which every program is written as now;
+  // files of version 4, and of 3 without parts, are still read).
+  EXPECT_EQ(SavedVersion(*exe), 5u);
   Program plain = PartsProgram();
   plain.slots[1].view_of = plain.slots[2].view_of = -1;
   plain.instructions = {{"add_one_k", {0, 1}, 1}};
@@ -97,8 +107,16 @@ TEST(RuntimeParts, KernelsWriteThePartsOfTheWholeALaterCallReads) {
   plain.slots[1].index = 0;
   plain.slots[4].kind = SlotKind::kIntermediate;
   plain.slots[4].index = -1;
-  EXPECT_EQ(SavedVersion(*Executable::Create(plain, Kernels())), 3u);
-  auto loaded = Executable::LoadFromBytes(exe->SaveToBytes());
+  auto plain_exe = Executable::Create(plain, Kernels());
+  EXPECT_EQ(SavedVersion(*plain_exe), 5u);
+  for (uint32_t version : {3u, 4u, 5u})
+    EXPECT_EQ(Executable::LoadFromBytes(WithVersion(plain_exe->SaveToBytes(), version))
+                  ->slots()
+                  .size(),
+              plain.slots.size());
+  ExpectError([&] { Executable::LoadFromBytes(WithVersion(plain_exe->SaveToBytes(), 6)); },
+              ErrorKind::kParse, {"format version 6"});
+  auto loaded = Executable::LoadFromBytes(WithVersion(exe->SaveToBytes(), 4));
   EXPECT_EQ(loaded->slots()[2].view_of, 3);
   EXPECT_EQ(loaded->slots()[2].view_offset, 64u);
   EXPECT_TRUE(Executor(loaded).Run(in)[0].BitwiseEqual(Expected()));

@@ -455,7 +455,8 @@ TEST(SimplifyStmt, RandomExpressionsKeepTheirValueOverTheirLoopRanges) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   std::vector<Var> vars = {MakeVar("x"), MakeVar("y")};
   std::function<PrimExpr(int)> gen = [&](int depth) -> PrimExpr {
-    if (depth == 0 || pick(4) == 0) return pick(3) == 0 ? I(pick(21) - 10) : PrimExpr(vars[pick(2)]);
+    if (depth == 0 || pick(4) == 0)
+      return pick(3) == 0 ? I(pick(21) - 10) : PrimExpr(vars[pick(2)]);
     switch (pick(6)) {
       case 0:
         return gen(depth - 1) + gen(depth - 1);

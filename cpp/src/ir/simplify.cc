@@ -136,16 +136,20 @@ struct Bounds {
 /// innermost last. Thread-local so that scalar simplification, reached from deep inside
 /// the rewriting functions, sees the scope of the statement walk that called it (and
 /// Simplify(expr) alone sees none).
-thread_local std::vector<std::pair<const VarNode*, Bounds>>* t_scope = nullptr;
+using Scope = std::vector<std::pair<const VarNode*, std::optional<Bounds>>>;
+thread_local Scope* t_scope = nullptr;
 
-/// Pushes `var` in [min, min + extent) onto the scope while alive, when both are constants.
+/// Pushes `var` in [min, min + extent) onto the scope while alive; without constant bounds,
+/// as unknown (so an outer variable of the same node it shadows tells nothing here).
 class ScopedRange {
  public:
   ScopedRange(const Var& var, const PrimExpr& min, const PrimExpr& extent) {
+    if (!t_scope) return;
     auto lo = ConstInt(min), n = ConstInt(extent);
     int64_t hi;
-    if (!t_scope || !lo || !n || *n <= 0 || __builtin_add_overflow(*lo, *n - 1, &hi)) return;
-    t_scope->push_back({var.get(), Bounds{*lo, hi}});
+    std::optional<Bounds> range;
+    if (lo && n && *n > 0 && !__builtin_add_overflow(*lo, *n - 1, &hi)) range = Bounds{*lo, hi};
+    t_scope->push_back({var.get(), range});
     pushed_ = true;
   }
   ~ScopedRange() {
@@ -177,11 +181,13 @@ std::optional<Bounds> BoundOf(const PrimExpr& e) {
   Bounds r{};
   switch (b->op) {
     case BinaryOp::kAdd:
-      if (__builtin_add_overflow(x->lo, y->lo, &r.lo) || __builtin_add_overflow(x->hi, y->hi, &r.hi))
+      if (__builtin_add_overflow(x->lo, y->lo, &r.lo) ||
+          __builtin_add_overflow(x->hi, y->hi, &r.hi))
         return std::nullopt;
       return r;
     case BinaryOp::kSub:
-      if (__builtin_sub_overflow(x->lo, y->hi, &r.lo) || __builtin_sub_overflow(x->hi, y->lo, &r.hi))
+      if (__builtin_sub_overflow(x->lo, y->hi, &r.lo) ||
+          __builtin_sub_overflow(x->hi, y->lo, &r.hi))
         return std::nullopt;
       return r;
     case BinaryOp::kMul: {
@@ -237,8 +243,11 @@ PrimExpr SimplifyDivMod(const PrimExpr& orig, BinaryOp op, const PrimExpr& a, co
     if (q == FloorDivInt(bound->hi, c)) {
       if (op == BinaryOp::kFloorDiv) return IntImm(q, dtype);
       Linear rest = LinearOf(a);
-      rest.AddConstant(-q * c);  // |q * c| <= |lo|: no overflow
-      if (PrimExpr r = Rebuild(rest, dtype)) return r;
+      int64_t qc;
+      if (!__builtin_mul_overflow(q, c, &qc) && qc != INT64_MIN) {
+        rest.AddConstant(-qc);  // Rebuild refuses a form whose sum overflowed
+        if (PrimExpr r = Rebuild(rest, dtype)) return r;
+      }
     }
   }
   Linear l = LinearOf(a);
@@ -441,7 +450,8 @@ Stmt SimpStmt(const Stmt& s) {
         ivs.push_back(std::move(out));
       }
       std::vector<std::unique_ptr<ScopedRange>> ranges;
-      for (const auto& iv : ivs) ranges.push_back(std::make_unique<ScopedRange>(iv.var, iv.dom.min, iv.dom.extent));
+      for (const auto& iv : ivs)
+        ranges.push_back(std::make_unique<ScopedRange>(iv.var, iv.dom.min, iv.dom.extent));
       auto reads = SimpRegions(n->reads, &changed);
       auto writes = SimpRegions(n->writes, &changed);
       Stmt init = SimpStmt(n->init), body = SimpStmt(n->body);
@@ -504,7 +514,7 @@ PrimExpr Simplify(const PrimExpr& expr) {
 
 Stmt Simplify(const Stmt& stmt) {
   // A statement's walk has its own scope of variable ranges (nested calls keep theirs).
-  std::vector<std::pair<const VarNode*, Bounds>> scope;
+  Scope scope;
   auto* saved = std::exchange(t_scope, &scope);
   struct Restore {
     decltype(saved) s;

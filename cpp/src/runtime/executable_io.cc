@@ -22,9 +22,10 @@ namespace {
 // against a crafted file: a saved program holds native code that is loaded and run.
 constexpr char kMagic[] = "TESSERA-EXEC";
 constexpr size_t kMagicLen = sizeof(kMagic) - 1;
-// Version 4 added slots that are parts of others (two more fields of a slot); a program
-// without parts is written as version 3, which earlier builds read.
-constexpr uint32_t kVersion = 4;
+// Version 4 added slots that are parts of others (two more fields of a slot). Version 5:
+// native kernels read TsKernelEnv::reverse, which earlier executors do not pass, so every
+// program is written as version 5 and earlier builds refuse it.
+constexpr uint32_t kVersion = 5;
 constexpr uint32_t kOldestVersion = 3;
 constexpr size_t kDigestLen = 64;
 constexpr const char* kSlotKinds[] = {"input", "constant", "intermediate", "output"};
@@ -148,9 +149,7 @@ std::string Executable::SaveToBytes() const {
     blob.append(static_cast<const char*>(c.data()), c.NumBytes());
   std::string tree = SerializeModuleTree(module_);
   std::string out(kMagic, kMagicLen);
-  bool parts = false;
-  for (const Slot& s : program_.slots) parts = parts || s.view_of >= 0;
-  const uint32_t version = parts ? kVersion : kOldestVersion;
+  const uint32_t version = kVersion;
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((version >> (8 * i)) & 0xff));
   for (const std::string* section : {&json, &blob, &tree}) {
     PutU64(out, section->size());

@@ -53,6 +53,17 @@ Kind EdgePattern(const Expr& input, const Expr& consumer) {
   return kind;
 }
 
+/// Whether `e` is an op that only moves elements by index arithmetic (a transpose, reshape,
+/// slice): a matrix product may read its operand through one in its innermost loop. Not a
+/// concatenation (a select per element read), a gather (an indirect load) or a pad.
+bool MovesElementsOnly(const Expr& e) {
+  const auto* call = e.as<CallNode>();
+  if (!call || !call->op()) return false;
+  const std::string& op = call->op()->name;
+  return op == "transpose" || op == "reshape" || op == "strided_slice" || op == "squeeze" ||
+         op == "expand_dims";
+}
+
 /// Union-find groups with TVM's merge rule: the sink's root survives and inherits an
 /// out-elemwise-fusable anchor's pattern.
 struct Groups {
@@ -60,6 +71,8 @@ struct Groups {
   std::vector<Kind> pattern;
   std::vector<bool> has_anchor;
   std::vector<int> anchor;  ///< the group's out-elemwise-fusable node (-1: none)
+  /// Every op of the group only moves elements (see MovesElementsOnly).
+  std::vector<bool> moves_only;
 
   int Root(int g) {
     while (parent[g] != g) g = parent[g] = parent[parent[g]];
@@ -71,6 +84,7 @@ struct Groups {
     if (child == into) return;
     num_nodes[into] += num_nodes[child];
     parent[child] = into;
+    moves_only[into] = moves_only[into] && moves_only[child];
     if (has_anchor[child]) {
       has_anchor[into] = true;
       anchor[into] = anchor[child];
@@ -88,12 +102,14 @@ class Partitioner {
     groups_.pattern.resize(n);
     groups_.has_anchor.assign(n, false);
     groups_.anchor.assign(n, -1);
+    groups_.moves_only.assign(n, true);
     for (size_t i = 0; i < n; ++i) {
       groups_.parent[i] = static_cast<int>(i);
       Kind k = NodePattern(graph.nodes()[i].ref);
       groups_.pattern[i] = k;
       groups_.has_anchor[i] = k == Kind::kOutEWiseFusable;
       if (k == Kind::kOutEWiseFusable) groups_.anchor[i] = static_cast<int>(i);
+      groups_.moves_only[i] = MovesElementsOnly(graph.nodes()[i].ref);
       groups_.num_nodes[i] = graph.nodes()[i].ref.as<CallNode>() ? 1 : 0;
     }
     ComputeDomPatterns();
@@ -143,7 +159,7 @@ class Partitioner {
       // Fuse injective ops into tuples already fused into injective consumers.
       if (kind > Kind::kInjective || groups_.pattern[dom_root] == Kind::kTuple) return;
       if (groups_.pattern[dom] == Kind::kTuple && groups_.pattern[dom_root] <= Kind::kInjective)
-        TryFuse(i, dom, [](Kind k, bool) { return k <= Kind::kInjective; });
+        TryFuse(i, dom, [](Kind k, bool, int) { return k <= Kind::kInjective; });
       return;
     }
     if (groups_.Root(i) == dom_root) return;
@@ -151,10 +167,10 @@ class Partitioner {
     if (kind == Kind::kOutEWiseFusable) {
       if (phase != 0) return;
       if (dom_pattern_[i] == Kind::kElemwise)
-        TryFuse(i, dom, [](Kind k, bool) { return k <= Kind::kBroadcast; });
+        TryFuse(i, dom, [](Kind k, bool, int) { return k <= Kind::kBroadcast; });
     } else if (kind <= Kind::kBroadcast) {
       if (dom_pattern_[i] <= Kind::kInjective || dom_pattern_[i] == Kind::kCommReduce) {
-        TryFuse(i, dom, [](Kind k, bool is_sink) {
+        TryFuse(i, dom, [](Kind k, bool is_sink, int) {
           if (!is_sink) return k <= Kind::kInjective;
           return k <= Kind::kBroadcast || k == Kind::kCommReduce || k == Kind::kInjective ||
                  k == Kind::kOutEWiseFusable;
@@ -162,19 +178,22 @@ class Partitioner {
       }
     } else if (kind == Kind::kInjective || kind == Kind::kTuple) {
       if (phase != 1) return;
-      bool into_product = kind == Kind::kInjective && ReadsOperandsInPlace(groups_.anchor[dom_root]);
-      TryFuse(i, dom, [into_product](Kind k, bool is_sink) {
-        return k <= Kind::kInjective || (into_product && is_sink && k == Kind::kOutEWiseFusable);
+      bool into_product = kind == Kind::kInjective && groups_.moves_only[groups_.Root(i)] &&
+                          ReadsOperandsInPlace(groups_.anchor[dom_root]);
+      TryFuse(i, dom, [this, into_product](Kind k, bool is_sink, int n) {
+        if (!into_product) return k <= Kind::kInjective;
+        if (is_sink) return k <= Kind::kInjective || k == Kind::kOutEWiseFusable;
+        return k <= Kind::kInjective && groups_.moves_only[groups_.Root(n)];
       });
     }
   }
 
   /// Whether node `anchor` is a matrix product whose operands may be computed by fused
-  /// injective ops (a transpose, reshape or slice): the GEMM template reads each operand
+  /// ops that only move elements (MovesElementsOnly): the GEMM template reads each operand
   /// element through its index expression (packing the right one), so a transformer's
   /// head split and merge cost no kernel of their own, nor a pass over memory. Products
-  /// with fewer than 4 rows are left alone: they take dot products that need their left
-  /// operand as it is stored.
+  /// with fewer than 4 rows (the GEMM template's kGemmPackRows) are left alone: they take
+  /// dot products that need their left operand as it is stored.
   bool ReadsOperandsInPlace(int anchor) const {
     if (anchor < 0) return false;
     const auto* call = graph_.nodes()[anchor].ref.as<CallNode>();
@@ -190,7 +209,7 @@ class Partitioner {
   }
 
   /// Every node on a path from `src` (exclusive) to `sink` (inclusive); false when a
-  /// node's group fails `cond` (iterative DFS).
+  /// node fails `cond(its group's pattern, whether it is the sink, the node)` (iterative DFS).
   template <typename Cond>
   bool CollectPath(int src, int sink, Cond cond, std::vector<int>* path) {
     // A generation stamp instead of a fresh visited array keeps each call proportional
@@ -203,7 +222,7 @@ class Partitioner {
       stack.pop_back();
       if (visit_stamp_[n] == generation_) continue;
       visit_stamp_[n] = generation_;
-      if (!cond(groups_.pattern[groups_.Root(n)], n == sink)) return false;
+      if (!cond(groups_.pattern[groups_.Root(n)], n == sink, n)) return false;
       path->push_back(n);
       if (n == sink) continue;
       if (n > sink) return false;  // walked past the sink: not post-dominated (defensive)

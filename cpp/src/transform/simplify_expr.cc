@@ -190,7 +190,12 @@ class ExprSimplifier : public ExprMutator {
     if (call->op()->name != "reshape" || IsFrozenLayout(Call(call))) return Expr();
     const auto* product = call->args[0].as<CallNode>();
     const auto* orig_product = orig->args[0].as<CallNode>();
-    if (!product || !orig_product || !product->op() || IsFrozenLayout(Call(product))) return Expr();
+    // The rebuilt operand may be a rewrite of another op (a reshape that moved before its
+    // own product): only the same product, whose original types describe it, qualifies.
+    if (!product || !orig_product || !product->op() || product->op() != orig_product->op() ||
+        product->args.size() != 2 || orig_product->args.size() != 2 ||
+        IsFrozenLayout(Call(product)))
+      return Expr();
     const std::string& op = product->op()->name;
     bool plain_matmul = op == "nn.matmul" && !product->attrs.GetBool("transpose_a");
     if (op != "nn.dense" && !plain_matmul) return Expr();
@@ -222,7 +227,10 @@ class ExprSimplifier : public ExprMutator {
       const auto* scale = call->args[i].as<CallNode>();
       const auto* orig_scale = orig->args[i].as<CallNode>();
       const ConstantNode* c = ScalarScale(scale);
-      if (!c || !orig_scale || IsFrozenLayout(Call(scale))) continue;
+      // As above: the original operand must be this very scale, for its types.
+      if (!c || !orig_scale || orig_scale->op() != scale->op() || !ScalarScale(orig_scale) ||
+          IsFrozenLayout(Call(scale)))
+        continue;
       // Only a scale nothing else reads, that widens nothing, and whose constant does not
       // raise the product's rank.
       auto use = uses_.find(orig->args[i].get());

@@ -404,9 +404,11 @@ bool VisitPrimExpr(const PrimExpr& root, const std::function<bool(const PrimExpr
 /// first-appearance order), floordiv/floormod of affine forms by constants that divide
 /// every coefficient, min/max/select of constants.
 PrimExpr Simplify(const PrimExpr& expr);
-/// Simplifies every expression in a statement; there, a floordiv / floormod whose operand
-/// stays within one multiple of the divisor over the ranges of the enclosing loops and
-/// block variables (constant bounds) becomes a constant / a subtraction.
+/// Simplifies every expression in a statement; there, a floordiv / floormod (or a
+/// truncating division of a non-negative operand) whose operand stays within one multiple
+/// of the divisor over the ranges of the enclosing loops and block variables (constant
+/// bounds; a block variable is taken to stay in its domain) becomes a constant / a
+/// subtraction.
 Stmt Simplify(const Stmt& stmt);
 
 }  // namespace tessera::tir

@@ -1,5 +1,7 @@
 /* The C calling convention between the runtime and compiled kernels. Generated C code
- * declares the same types, so a kernel compiled by any backend runs under any executor. */
+ * declares the same types, so a kernel compiled by any backend runs under any executor of
+ * this build or a later one (fields are only appended; a saved program's format version
+ * keeps earlier builds, whose executors pass fewer, from loading kernels that read more). */
 #ifndef TESSERA_RUNTIME_KERNEL_ABI_H_
 #define TESSERA_RUNTIME_KERNEL_ABI_H_
 

@@ -20,8 +20,9 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kDotRows = 8;  // output columns per dot-product step
-/// The largest panel a task packs for itself: half of a 48 KiB L1, beside the operand rows.
-constexpr int64_t kOwnPanelBytes = 24 * 1024;
+/// The largest panel a task packs for itself: what the native code generator keeps on the
+/// stack (8 KiB; larger allocations are a malloc and free per task), a sixth of L1.
+constexpr int64_t kOwnPanelBytes = 8 * 1024;
 /// How many rows of k ahead a panel's first tile prefetches the packed panel (measured
 /// on a 64 x 1024 x 256 product: 8 and 16 alike, 32 slower).
 constexpr int64_t kPrefetchRows = 16;
@@ -210,11 +211,12 @@ struct Builder {
     // panels are read sequentially instead of one cache line per k row, n floats apart.
     const bool constant = d.b_constant.defined() && !d.b_batched;
     const bool pack = !d.b_j_contiguous || constant;
-    // A run-time operand whose panel fits in L1 is packed by the task that uses it (each
-    // task computes every row of its panel, so each panel is packed once either way):
-    // the packing runs in parallel with the products, and the panel is in L1 when they
-    // read it. Measured on the attention's 4 x 64 x 64 products: a separate packing loop
-    // (16K elements, below -min_parallel_work) kept two threads as slow as one.
+    // A small run-time operand panel is packed by the task that uses it (with one block
+    // of rows each task computes every row of its panel, so each panel is packed once
+    // either way): the packing runs in parallel with the products, and the panel is in
+    // L1 when they read it. Measured on the attention's 4 x 64 x 64 products: a separate
+    // packing loop (16K elements, below -min_parallel_work) kept two threads as slow as
+    // one.
     // Two blocks of rows, outermost, when the product is not batched: the thread that runs
     // the first half of the tasks computes the first half of the rows, as the row-wise
     // kernels around it (layer norm, softmax, elementwise) split them, so a chain of
@@ -225,7 +227,8 @@ struct Builder {
     const int64_t row_blocks = batch == 1 && d.m % 2 == 0 && d.m >= 2 * tile.mr ? 2 : 1;
     const int64_t block_rows = d.m / row_blocks;
     const bool own_panel =
-        pack && !constant && row_blocks == 1 && d.k * nr * 4 <= kOwnPanelBytes;
+        pack && !constant && row_blocks == 1 && (d.b_batched || batch == 1) &&
+        d.k * nr * 4 <= kOwnPanelBytes;
     if (pack && !own_panel) Pack(panels);
     tir::Var t = tir::MakeVar("t");
     const int64_t tasks = batch * panels;

@@ -48,9 +48,8 @@ CPieces GeneratePieces(const std::vector<std::pair<std::string, tir::PrimFunc>>&
     // Indices simplified within their loops' ranges: an operand read through a fused
     // transpose or reshape divides by its extents, which the ranges mostly cancel.
     const tir::PrimFuncNode* f = kernels[i].second.get();
-    tir::PrimFunc simplified = tir::MakePrimFunc(f->params, f->num_outputs,
-                                                 f->body.defined() ? tir::Simplify(f->body) : f->body,
-                                                 f->attrs);
+    tir::Stmt body = f->body.defined() ? tir::Simplify(f->body) : f->body;
+    tir::PrimFunc simplified = tir::MakePrimFunc(f->params, f->num_outputs, body, f->attrs);
     pieces.kernels.push_back("/* kernel '" + names[i] + "' */\n" +
                              detail::KernelEmitter(names[i], simplified.get(), vector_bytes,
                                                    options.min_parallel_work)

@@ -383,9 +383,11 @@ void KernelEmitter::EmitParallel(const tir::ForNode* n) {
   BindVar(n->loop_var.get());
   const std::string& lv = VarName(n->loop_var.get());
   // Iterations run first to last, or last to first when the run asks (TsKernelEnv.reverse).
+  // The flag is read once: stores through the body's pointers could alias the closure.
   Line("const int64_t ts_first = ts_c->ts_lo + ts_begin, ts_last = ts_c->ts_lo + ts_end - 1;");
+  Line("const int32_t ts_rev = ts_c->ts_reverse;");
   Open("for (int64_t ts_i = ts_first; ts_i <= ts_last; ++ts_i) {");
-  Line("const int64_t " + lv + " = ts_c->ts_reverse ? ts_first + ts_last - ts_i : ts_i;");
+  Line("const int64_t " + lv + " = ts_rev ? ts_first + ts_last - ts_i : ts_i;");
   // The pool only hands out chunks of [0, extent), but the compiler cannot see that through
   // the closure: told the range, it drops the sign fix-ups of floordiv/floormod of the loop
   // variable (a fused parallel loop's bindings) and keeps the inner loops vectorised.
