@@ -62,8 +62,8 @@ def evaluate_function(mod, func_name, *args):
 def evaluate(mod, /, *args, **kwargs):
     """Evaluates ``@main`` of ``mod`` (an IRModule or a Function) on NumPy arrays given
     positionally and/or by parameter name. Returns a NumPy array, or a tuple for a tuple
-    result. Missing, unknown or mistyped inputs raise TesseraTypeError/TesseraValueError
-    naming the input."""
+    result. A missing or unknown input name raises TesseraValueError, an input of the wrong
+    shape or dtype TesseraTypeError, naming the input (as the compiled executable does)."""
     mod = as_module(mod)
     main = mod["main"]
     if not isinstance(main, Function):
@@ -78,7 +78,7 @@ def evaluate(mod, /, *args, **kwargs):
     for key, value in kwargs.items():
         candidates = [i for i, n in enumerate(names) if n == key]
         if not candidates:
-            raise TesseraTypeError(f"unknown input '{key}'; @main's inputs are: {', '.join(names)}")
+            raise TesseraValueError(f"unknown input '{key}'; @main's inputs are: {', '.join(names)}")
         index = next((i for i in candidates if not given[i]), None)
         if index is None:
             raise TesseraTypeError(f"input '{key}' given more than once")
@@ -86,8 +86,8 @@ def evaluate(mod, /, *args, **kwargs):
         given[index] = True
     missing = [n for n, g in zip(names, given) if not g]
     if missing:
-        raise TesseraTypeError(f"missing input(s) {', '.join(missing)}; @main's inputs are: "
-                               f"{', '.join(names)}")
+        raise TesseraValueError(f"missing input(s) {', '.join(missing)}; @main's inputs are: "
+                                f"{', '.join(names)}")
     converted = [_convert(v, p.type_annotation, f"input '{p.name_hint}'")
                  for v, p in zip(values, params)]
     return _core.evaluate(mod, "main", converted, names)

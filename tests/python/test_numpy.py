@@ -124,10 +124,16 @@ def test_input_errors_name_the_input():
     ex = tessera.build(mod, target="native -num_threads=1")
     with pytest.raises(tessera.TesseraTypeError, match="input 'x'"):
         ex(x=np.zeros((3, 2), dtype="float32"), y=good)
-    with pytest.raises(TypeError, match="missing input"):
+    # A missing or unknown input name is a value error, in the interpreter as in the
+    # executable.
+    with pytest.raises(tessera.TesseraValueError, match="missing input"):
         tessera.run(mod, x=good)
-    with pytest.raises(TypeError, match="unknown input 'z'; @main's inputs are: x, y"):
+    with pytest.raises(tessera.TesseraValueError, match="missing input"):
+        ex(x=good)
+    with pytest.raises(tessera.TesseraValueError, match="unknown input 'z'; @main's inputs are: x, y"):
         tessera.run(mod, x=good, y=good, z=good)
+    with pytest.raises(tessera.TesseraValueError, match="unknown input 'z'"):
+        ex(x=good, y=good, z=good)
     with pytest.raises(TypeError, match="input 'x' given more than once"):
         tessera.evaluate(mod, good, good, x=good)
     with pytest.raises(TypeError, match="takes 2 input"):

@@ -382,9 +382,11 @@ def test_pass_context_config_errors():
         PassContext(config={"no.such.key": 1})
     with pytest.raises(tessera.TesseraNotFoundError):
         PassContext(config={"no.such.key": 1})
-    with pytest.raises(TypeError, match="config option 'collage.enable' expects a bool value, got int"):
+    # Every bad config, an unknown key or a value the key rejects, is a TesseraConfigError.
+    with pytest.raises(tessera.TesseraConfigError,
+                       match="config option 'collage.enable' expects a bool value, got int"):
         PassContext(config={"collage.enable": 5})
-    with pytest.raises(ValueError, match="config option 'collage.enable' is None"):
+    with pytest.raises(tessera.TesseraConfigError, match="config option 'collage.enable' is None"):
         PassContext(config={"collage.enable": None})
     with pytest.raises(TypeError):
         PassContext(required_pass="InferType")

@@ -45,6 +45,20 @@ std::vector<std::string> NamesOf(size_t count, Get&& get) {
   return out;
 }
 
+/// Raises tessera.error.TesseraConfigError (a TesseraNotFoundError and an AttributeError)
+/// with `message`: unknown config keys and values a key rejects.
+[[noreturn]] void RaiseConfigError(const std::string& message) {
+  static py::object* cls =
+      new py::object(py::module_::import("tessera.error").attr("TesseraConfigError"));
+  PyErr_SetString(cls->ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+/// RaiseConfigError with the C library's last error.
+[[noreturn]] void RaiseConfigError() {
+  RaiseConfigError(TsGetLastError());
+}
+
 /// The JSON object text of a dict (None: "") of config values or pass options, keys in the
 /// dict's order. Errors name `what` as the old binding's did; a None value is an error for
 /// configs (`reject_none`).
@@ -58,7 +72,7 @@ std::string JsonObjectOf(py::handle dict, const std::string& what, bool reject_n
       Raise(TS_ERROR_TYPE, what + " keys must be strings, got a " + TypeName(key));
     std::string name = key.cast<std::string>();
     if (reject_none && value.is_none())
-      Raise(TS_ERROR_VALUE, "config option '" + name + "' is None");
+      RaiseConfigError("config option '" + name + "' is None");
     if (out.size() > 1) out += ",";
     out += JsonOf(key, what) + ":" + JsonOf(value, what + " '" + name + "'");
   }
@@ -74,15 +88,6 @@ py::object Tupled(py::handle value) {
   return std::move(out);
 }
 
-/// Raises tessera.error.TesseraConfigError (a TesseraNotFoundError and an AttributeError)
-/// with the C library's last error: unknown config keys and values a key rejects.
-[[noreturn]] void RaiseConfigError() {
-  std::string message = TsGetLastError();
-  static py::object* cls =
-      new py::object(py::module_::import("tessera.error").attr("TesseraConfigError"));
-  PyErr_SetString(cls->ptr(), message.c_str());
-  throw py::error_already_set();
-}
 
 PyPass PassOfHandle(TsPass owned) {
   return PyPass{PassRef(owned)};
@@ -416,14 +421,17 @@ void BindPassContext(py::module_& m) {
                                                       dis.size(), nullptr, handles.data(),
                                                       handles.size(), &out));
              PyPassContext ctx = ContextOfHandle(out);
-             // Config keys one by one: unknown keys and values a key's check rejects are
-             // config errors (an AttributeError too, as in TVM).
+             // Config keys one by one: unknown keys and values a key rejects (of the wrong
+             // kind, or failing its check) are config errors (an AttributeError too, as in
+             // TVM), so one except clause catches every bad config.
              if (!config.is_none())
                for (auto [key, value] : py::reinterpret_borrow<py::dict>(config)) {
                  std::string name = key.cast<std::string>();
                  std::string json = JsonOf(value, "config '" + name + "'");
                  TsStatus status = TsPassContextSetConfig(out, name.c_str(), json.c_str());
-                 if (status == TS_ERROR_NOT_FOUND || status == TS_ERROR_VALUE) RaiseConfigError();
+                 if (status == TS_ERROR_NOT_FOUND || status == TS_ERROR_VALUE ||
+                     status == TS_ERROR_TYPE)
+                   RaiseConfigError();
                  Check(status);
                }
              return ctx;

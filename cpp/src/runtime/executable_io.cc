@@ -170,7 +170,8 @@ std::shared_ptr<Executable> Executable::LoadFromBytes(const std::string& bytes) 
   if (version < kOldestVersion || version > kVersion)
     TS_THROW(kParse) << "executable has format version " << version << "; this build reads "
                      << kOldestVersion << " to " << kVersion
-                     << " (rebuild the program with this version)";
+                     << (version > kVersion ? " (a newer Tessera wrote it: run it with that one)"
+                                            : " (rebuild the program with this version)");
   size_t body_end = bytes.size() - kDigestLen;
   if (bytes.compare(body_end, kDigestLen, Sha256Hex(bytes.data(), body_end)) != 0)
     TS_THROW(kParse) << "executable is damaged or truncated (checksum mismatch)";

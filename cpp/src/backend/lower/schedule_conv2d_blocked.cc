@@ -89,19 +89,19 @@ struct Builder {
   const nn::DataLayout2D& dl;
   const Buffer& dest;
   const std::function<PrimExpr(const Indices&)>& epilogue;
-  Tile tile;
-  bool depthwise;
-  int64_t z;     // the output's channel block
-  int64_t py;    // input channels per block of the input the tiles read
-  bool copy;     // the tiles read a zero-padded copy (else the data, skipping padding)
-  Buffer pad;    // the copy, when made
-  Buffer wpk;    // packed weights
-  PrimExpr n;    // the image
-  PrimExpr ocb;  // the tile's block of output channels
+  Tile tile{};
+  bool depthwise = false;
+  int64_t z = 0;     // the output's channel block
+  int64_t py = 0;    // input channels per block of the input the tiles read
+  bool copy = false;  // the tiles read a zero-padded copy (else the data, skipping padding)
+  Buffer pad{};      // the copy, when made
+  Buffer wpk{};      // packed weights
+  PrimExpr n{};      // the image
+  PrimExpr ocb{};    // the tile's block of output channels
   // Input-channel chunks: the reduction runs chunk by chunk over every band, partial sums
   // kept in the output between chunks (chunks == 1: one pass, no partial sums).
   int64_t chunks = 1, chunk_blocks = 0;
-  PrimExpr chunk;  // the current chunk (chunks > 1)
+  PrimExpr chunk{};  // the current chunk (chunks > 1)
 
   /// Input value (n, channel block cb, lane l) at row h, column w of what the tiles read.
   PrimExpr Input(const PrimExpr& cb, const PrimExpr& h, const PrimExpr& w, const PrimExpr& l) {
