@@ -372,6 +372,24 @@ TEST(CodegenLoops, StreamingLoopsOverLargeBuffersPrefetchAhead) {
   std::string code = native::GenerateC({{"acc", acc}});
   EXPECT_NE(code.find("lanes of float32"), std::string::npos) << code;
   EXPECT_EQ(code.find("__builtin_prefetch"), std::string::npos) << code;
+  // Parallel blocks of 16 floats: the outer loop carries the stream, so a reversed run
+  // (TsKernelEnv::reverse) prefetches behind, and the values stay the same.
+  tir::Var o = tir::MakeVar("o"), v = tir::MakeVar("v");
+  Buffer x = MakeBuffer("X", {n}), y = MakeBuffer("Y", {n});
+  PrimFunc blocks = MakePrimFunc(
+      {x, y}, 1,
+      MakeFor(o, IntImm(0), IntImm(n / 16), ForKind::kParallel,
+              MakeFor(v, IntImm(0), IntImm(16), ForKind::kVectorized,
+                      MakeStore(y, MakeLoad(x, {o * 16 + v}) * FloatImm(3), {o * 16 + v}))));
+  std::string par = native::GenerateC({{"blocks", blocks}});
+  EXPECT_NE(par.find(" + (ts_rev ? -4096 : 4096), 0, 3);"), std::string::npos) << par;
+  runtime::Module mod = native::BuildNativeModule({{"blocks", blocks}}, TestCompileOptions(), {});
+  std::vector<NDArray> args = MakeArgs(blocks, 5);
+  std::vector<NDArray> want = RunInterp(blocks, args);
+  for (int32_t reverse : {0, 1}) {
+    TsKernelEnv env{nullptr, nullptr, reverse};
+    testing::ExpectClose(RunNative(mod, "blocks", args, &env)[1], want[1], "reverse");
+  }
 }
 
 TEST(CodegenLoops, VectorizedLoopWithAnInvariantBranchAndElse) {

@@ -113,6 +113,9 @@ class KernelEmitter {
   std::string ClaimName(const std::string& base);
   const std::string& ctx() const { return ctx_; }
   int vector_bytes() const { return vector_bytes_; }
+  /// Whether statements are being emitted into an outlined parallel body (where `ts_rev`,
+  /// the run's direction, is in scope).
+  bool in_parallel() const { return in_parallel_; }
 
   /// Guards recursion depth; throws past kMaxDepth.
   class DepthGuard {

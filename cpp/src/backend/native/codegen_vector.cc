@@ -301,7 +301,13 @@ class VectorEmitter {
   /// expression; "" for whole vectors).
   void SetMaskedLanes(std::string count) { lanes_ = std::move(count); }
   /// Whether contiguous accesses to buffers of at least kPrefetchMinBytes prefetch ahead.
-  void SetPrefetch(bool on) { prefetch_ = on; }
+  /// `run_bytes` (-1: unknown) is how far one run of the loop reads: shorter than the
+  /// prefetch distance, the loops around it carry the stream, and on reversed runs ahead
+  /// is behind.
+  void SetPrefetch(bool on, int64_t run_bytes) {
+    prefetch_ = on;
+    outer_direction_ = run_bytes >= 0 && run_bytes < kPrefetchAheadBytes;
+  }
 
  private:
   /// A buffer this large does not stay in a core's L2 cache: the core's own prefetchers did
@@ -322,11 +328,16 @@ class VectorEmitter {
       bytes *= d;
     }
     if (bytes < kPrefetchMinBytes || !prefetched_.insert(buffer).second) return;
-    e_->Line("__builtin_prefetch((const char*)" + at + " + " + std::to_string(kPrefetchAheadBytes) +
-             ", " + (write ? "1" : "0") + ", 3);");
+    // A parallel body whose outer loop walks the buffer runs backward on reversed runs
+    // (TsKernelEnv::reverse): the prefetch then goes the other way.
+    std::string ahead = std::to_string(kPrefetchAheadBytes);
+    if (outer_direction_ && e_->in_parallel()) ahead = "(ts_rev ? -" + ahead + " : " + ahead + ")";
+    e_->Line("__builtin_prefetch((const char*)" + at + " + " + ahead + ", " + (write ? "1" : "0") +
+             ", 3);");
   }
 
   bool prefetch_ = false;
+  bool outer_direction_ = false;
   /// Buffers prefetched for the statement being emitted.
   std::unordered_set<const tir::BufferNode*> prefetched_;
   KernelEmitter* e_;
@@ -366,7 +377,8 @@ bool TryEmitVectorLoop(KernelEmitter* e, const tir::ForNode* loop) {
   for (const Access& a : accesses)
     streaming = streaming && !e->Buf(a.buffer, "access").on_stack &&
                 (a.is_store || !stored.count(a.buffer));
-  v.SetPrefetch(streaming);
+  const auto* run = loop->extent.as<tir::IntImmNode>();
+  v.SetPrefetch(streaming, run ? run->value * DTypeBytes(elem) : -1);
 
   int lanes = e->vector_bytes() / (elem == DType::kFloat32 ? 4 : 8);
   std::string lo = e->Temp("lo"), hi = e->Temp("hi"), it = e->Temp("v");
