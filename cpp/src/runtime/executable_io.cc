@@ -149,8 +149,7 @@ std::string Executable::SaveToBytes() const {
     blob.append(static_cast<const char*>(c.data()), c.NumBytes());
   std::string tree = SerializeModuleTree(module_);
   std::string out(kMagic, kMagicLen);
-  const uint32_t version = kVersion;
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((version >> (8 * i)) & 0xff));
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((kVersion >> (8 * i)) & 0xff));
   for (const std::string* section : {&json, &blob, &tree}) {
     PutU64(out, section->size());
     out += *section;

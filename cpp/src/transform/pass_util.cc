@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "tessera/ir/visitor.h"
 #include "tessera/support/error.h"
 
 namespace tessera {
@@ -48,6 +49,20 @@ bool SameTensorType(const Expr& a, const Expr& b) {
   const auto* x = TensorTypeOf(a);
   const auto* y = TensorTypeOf(b);
   return x && y && x->shape == y->shape && x->dtype == y->dtype;
+}
+
+UseCounts CountUses(const Expr& func) {
+  UseCounts uses;
+  PostOrderVisit(func, [&](const Expr& e) {
+    for (const Expr& child : ExprChildren(e))
+      if (child) ++uses[child.get()];
+  });
+  return uses;
+}
+
+int Uses(const UseCounts& uses, const Expr& e) {
+  auto it = uses.find(e.get());
+  return it == uses.end() ? 0 : it->second;
 }
 
 }  // namespace tessera

@@ -124,9 +124,8 @@ class ExprSimplifier : public ExprMutator {
                 : nullptr;
         // Only an inner concatenation nothing else reads: else its inputs would be read
         // twice, and neither concatenation could be placed in its producers' results.
-        auto use = uses_.find(original_fields->fields[i].get());
-        if (!inner_fields || axis_of(inner) != axis_of(call) || use == uses_.end() ||
-            use->second != 1) {
+        if (!inner_fields || axis_of(inner) != axis_of(call) ||
+            Uses(uses_, original_fields->fields[i]) != 1) {
           flat.push_back(f);
           continue;
         }
@@ -199,8 +198,7 @@ class ExprSimplifier : public ExprMutator {
     const std::string& op = product->op()->name;
     bool plain_matmul = op == "nn.matmul" && !product->attrs.GetBool("transpose_a");
     if (op != "nn.dense" && !plain_matmul) return Expr();
-    auto use = uses_.find(orig->args[0].get());
-    if (use == uses_.end() || use->second != 1) return Expr();
+    if (Uses(uses_, orig->args[0]) != 1) return Expr();
     const auto* out = TensorTypeOf(original);
     const auto* in = TensorTypeOf(orig_product->args[0]);
     const auto* weights = TensorTypeOf(orig_product->args[1]);
@@ -233,8 +231,7 @@ class ExprSimplifier : public ExprMutator {
         continue;
       // Only a scale nothing else reads, that widens nothing, and whose constant does not
       // raise the product's rank.
-      auto use = uses_.find(orig->args[i].get());
-      if (use == uses_.end() || use->second != 1) continue;
+      if (Uses(uses_, orig->args[i]) != 1) continue;
       if (!SameTensorType(orig_scale->args[0], orig->args[i])) continue;
       // Floats only (an integer division does not commute with the sum), of the result's
       // dtype (a product with another out_dtype would be scaled by a mismatched constant).
@@ -263,12 +260,13 @@ Pass SimplifyExpr() {
         // typed IR with fresh use counts, until one changes nothing.
         for (int round = 0; round < 4; ++round) {
           bool changed = false;
-          mod = InferTypes(MapOptimizableFunctions(mod, [&changed](const Function& f) {
+          IRModule next = MapOptimizableFunctions(mod, [&changed](const Function& f) {
             Expr out = ExprSimplifier(CountUses(f)).Mutate(f);
             changed = changed || !out.same_as(f);
             return out;
-          }));
-          if (!changed) break;
+          });
+          if (!changed) break;  // `mod` is typed already
+          mod = InferTypes(next);
         }
         return mod;
       },

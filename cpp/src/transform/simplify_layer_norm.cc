@@ -62,12 +62,6 @@ Constant Filled(int64_t n, float value) {
   return MakeConstant(NDArray::FromFloats({n}, std::vector<float>(static_cast<size_t>(n), value)));
 }
 
-/// The uses of `e` (0 when not counted).
-int Uses(const UseCounts& uses, const Expr& e) {
-  auto it = uses.find(e.get());
-  return it == uses.end() ? 0 : it->second;
-}
-
 /// multiply(layer_norm, gamma) or add(layer_norm, beta) folded into the layer norm.
 Expr FoldAffine(const CallNode* original, const CallNode* rebuilt, const UseCounts& uses,
                 int64_t ndim, int64_t n) {
@@ -91,15 +85,6 @@ Expr FoldAffine(const CallNode* original, const CallNode* rebuilt, const UseCoun
 }
 
 }  // namespace
-
-UseCounts CountUses(const Expr& func) {
-  UseCounts uses;
-  PostOrderVisit(func, [&](const Expr& e) {
-    for (const Expr& child : ExprChildren(e))
-      if (child) ++uses[child.get()];
-  });
-  return uses;
-}
 
 Expr SimplifyLayerNorm(const CallNode* original, const CallNode* rebuilt, const UseCounts& uses) {
   const auto* t = TensorTypeOf(Expr(original));

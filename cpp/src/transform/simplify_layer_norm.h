@@ -1,18 +1,9 @@
 // Private to SimplifyExpr: a layer normalisation written op by op, recognised as one op.
 #pragma once
 
-#include <unordered_map>
-
-#include "tessera/ir/expr.h"
+#include "pass_util.h"
 
 namespace tessera {
-
-/// How many times each node of a function is an operand (of a call, tuple, projection, let
-/// or the function itself).
-using UseCounts = std::unordered_map<const ExprNode*, int>;
-
-/// The uses of every node in `func`.
-UseCounts CountUses(const Expr& func);
 
 /// The replacement of `rebuilt` (the mutator's copy of the type-checked `original`), or
 /// null. divide(d, sqrt(add(mean(power(d, 2) or d * d), eps))), or d * rsqrt(...) as

@@ -228,7 +228,7 @@ struct Builder {
     const int64_t block_rows = d.m / row_blocks;
     const bool own_panel =
         pack && !constant && row_blocks == 1 && (d.b_batched || batch == 1) &&
-        d.k * nr * 4 <= kOwnPanelBytes;
+        d.k * nr * DTypeBytes(d.dtype) <= kOwnPanelBytes;
     if (pack && !own_panel) Pack(panels);
     tir::Var t = tir::MakeVar("t");
     const int64_t tasks = batch * panels;
