@@ -141,10 +141,15 @@ def main():
     parser.add_argument("--opt-level", type=int, default=3,
                         help="Tessera's PassContext opt_level (3: layout planning)")
     args = parser.parse_args()
+    if args.rounds < 1 or args.repeat < 1 or args.warmup < 0 or args.pause < 0:
+        parser.error("--rounds and --repeat must be at least 1, --warmup and --pause at least 0")
     load_start = os.getloadavg()[0]
     threads = [int(t) for t in args.threads.split(",")]
     models = make_models()
     if args.models:
+        unknown = [m for m in args.models.split(",") if m not in models]
+        if unknown:
+            parser.error(f"unknown model(s) {', '.join(unknown)} (known: {', '.join(models)})")
         models = {k: v for k, v in models.items() if k in args.models.split(",")}
     results = []
     tmp = tempfile.mkdtemp()
